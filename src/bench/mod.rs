@@ -1,0 +1,3 @@
+//! Benchmark support: generators for the papers' scaled model families.
+
+pub mod generate;

@@ -1,0 +1,92 @@
+//! The fixpoint engines over one compiled program, and what they share:
+//! options, budgets, property selection.
+
+pub mod standard;
+
+use crate::program::{Mode, Program, Verdict};
+use crate::report::{Outcome, RunReport, Witness};
+use crate::trace::Trace;
+use std::time::{Duration, Instant};
+
+/// The implicit property every run checks: no run-time model error
+/// (division by zero, index out of bounds, assignment out of range).
+pub const MODEL_ERRORS: &str = "model-errors";
+
+#[derive(Clone, Debug, Default)]
+pub struct CheckOptions {
+    /// Property names to check; empty means all.
+    pub properties: Vec<String>,
+    pub max_states: Option<usize>,
+    pub max_memory_bytes: Option<u64>,
+    pub timeout: Option<Duration>,
+    /// `--show invariant`: include the abstract fixpoint in the report.
+    pub show_invariant: bool,
+}
+
+/// Budget checks, cheap enough to call once per new state.
+pub struct Budget {
+    max_states: Option<usize>,
+    max_memory_kib: Option<u64>,
+    deadline: Option<Instant>,
+    timeout: Option<Duration>,
+}
+
+impl Budget {
+    pub fn new(opts: &CheckOptions) -> Budget {
+        Budget {
+            max_states: opts.max_states,
+            max_memory_kib: opts.max_memory_bytes.map(|b| b / 1024),
+            deadline: opts.timeout.map(|t| Instant::now() + t),
+            timeout: opts.timeout,
+        }
+    }
+
+    /// `Some(reason)` once a budget is exhausted. Time and memory are
+    /// sampled every 4096 states.
+    pub fn exceeded(&self, states: usize) -> Option<String> {
+        if let Some(m) = self.max_states
+            && states >= m
+        {
+            return Some(format!("state budget of {m} states exhausted"));
+        }
+        if states % 4096 == 0 {
+            if let (Some(d), Some(t)) = (self.deadline, self.timeout)
+                && Instant::now() >= d
+            {
+                return Some(format!("time budget of {:.1} s exhausted", t.as_secs_f64()));
+            }
+            if let (Some(m), Some(cur)) = (self.max_memory_kib, crate::report::current_memory_kib())
+                && cur >= m
+            {
+                return Some(format!("memory budget of {:.0} MiB exhausted", m as f64 / 1024.0));
+            }
+        }
+        None
+    }
+}
+
+/// Indices of the properties to check (all when none are named).
+pub fn selected_properties(prog: &Program, names: &[String]) -> Vec<usize> {
+    (0..prog.properties.len())
+        .filter(|&i| names.is_empty() || names.contains(&prog.properties[i].name))
+        .collect()
+}
+
+pub fn model_error_outcome(verdict: Verdict, reason: String, trace: Option<Trace>, witness: Option<Witness>) -> Outcome {
+    Outcome { property: MODEL_ERRORS.into(), verdict, reason, trace, witness }
+}
+
+/// Runs one mode. Errors are refusals (a property or model the mode cannot
+/// handle), reported to the user as such.
+pub fn check(prog: &Program, mode: Mode, opts: &CheckOptions) -> Result<RunReport, String> {
+    for name in &opts.properties {
+        if !prog.properties.iter().any(|p| p.name == *name) {
+            let known: Vec<&str> = prog.properties.iter().map(|p| p.name.as_str()).collect();
+            return Err(format!("unknown property `{name}`; this model has: {}", known.join(", ")));
+        }
+    }
+    match mode {
+        Mode::Standard => Ok(standard::run(prog, opts)),
+        Mode::ThreadModular | Mode::CartesianExc => Err(format!("mode {} is not available yet", mode.name())),
+    }
+}

@@ -1,0 +1,146 @@
+//! Diagnostics for bad input: where (file, JSON path, expression position),
+//! what is wrong, and what to do. Rendered with codespan-reporting so that
+//! expression errors show the expression with a caret under the culprit.
+
+use super::expr::Span;
+use codespan_reporting::diagnostic::{Diagnostic as CsDiag, Label};
+use codespan_reporting::files::SimpleFile;
+use codespan_reporting::term::{self, Config};
+use std::fmt;
+
+/// A piece of source text to show with a label under `span`.
+#[derive(Clone, Debug)]
+pub struct Snippet {
+    pub text: String,
+    pub span: Span,
+    pub label: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct Diagnostic {
+    pub file: String,
+    /// JSON path such as `threads[0].transitions[3].when`; empty for the
+    /// whole document.
+    pub path: String,
+    pub message: String,
+    pub snippet: Option<Snippet>,
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    pub fn new(file: &str, path: &str, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            file: file.to_string(),
+            path: path.to_string(),
+            message: message.into(),
+            snippet: None,
+            notes: Vec::new(),
+        }
+    }
+    pub fn with_snippet(mut self, text: &str, span: Span, label: impl Into<String>) -> Self {
+        self.snippet = Some(Snippet {
+            text: text.to_string(),
+            span,
+            label: label.into(),
+        });
+        self
+    }
+    pub fn note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+
+    fn location(&self) -> String {
+        if self.path.is_empty() {
+            self.file.clone()
+        } else {
+            format!("{}: {}", self.file, self.path)
+        }
+    }
+
+    /// Plain-text rendering (no colour), the same on a terminal and in CI.
+    pub fn render(&self) -> String {
+        match &self.snippet {
+            Some(s) => {
+                let file = SimpleFile::new(self.location(), s.text.clone());
+                let end = s.span.end.min(s.text.len()).max(s.span.start);
+                let start = s.span.start.min(end);
+                let d = CsDiag::error()
+                    .with_message(&self.message)
+                    .with_labels(vec![Label::primary((), start..end).with_message(&s.label)])
+                    .with_notes(self.notes.clone());
+                term::emit_into_string(&Config::default(), &file, &d)
+                    .unwrap_or_else(|_| self.plain())
+            }
+            None => self.plain(),
+        }
+    }
+
+    fn plain(&self) -> String {
+        let mut out = format!("error: {}\n  ┌─ {}\n", self.message, self.location());
+        for n in &self.notes {
+            out.push_str(&format!("  = {n}\n"));
+        }
+        out
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.render())
+    }
+}
+
+impl std::error::Error for Diagnostic {}
+
+/// The closest candidate by edit distance, if it is close enough to be a
+/// plausible typo.
+pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let mut best: Option<(usize, &str)> = None;
+    for c in candidates {
+        let d = edit_distance(name, c);
+        if best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, c));
+        }
+    }
+    let (d, c) = best?;
+    let limit = (name.chars().count().max(c.chars().count()) / 3).max(1);
+    (d <= limit).then(|| c.to_string())
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let sub = prev[j - 1] + (a[i - 1] != b[j - 1]) as usize;
+            cur[j] = sub.min(prev[j] + 1).min(cur[j - 1] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions_are_close_names_only() {
+        assert_eq!(did_you_mean("lk", ["lck", "x"]).as_deref(), Some("lck"));
+        assert_eq!(did_you_mean("trun", ["turn", "x", "y"]).as_deref(), Some("turn"));
+        assert_eq!(did_you_mean("banana", ["x", "y"]), None);
+    }
+
+    #[test]
+    fn rendering_shows_path_and_caret() {
+        let d = Diagnostic::new("m.json", "threads[0].transitions[1].when", "unknown name `lk`")
+            .with_snippet("lk == 0", Span::new(0, 2), "did you mean `lck`?");
+        let text = d.render();
+        assert!(text.contains("m.json: threads[0].transitions[1].when"), "{text}");
+        assert!(text.contains("lk == 0"), "{text}");
+        assert!(text.contains("^^"), "{text}");
+    }
+}

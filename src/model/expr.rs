@@ -1,0 +1,671 @@
+//! The expression language of weft/1 models: lexer, abstract syntax tree and
+//! a recursive-descent parser. Every node carries the byte span of its source
+//! text so that later stages (name resolution, type checking) can point at it
+//! with a caret.
+
+use std::fmt;
+
+/// Byte range `start..end` inside one expression string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Span {
+        Span { start, end }
+    }
+    pub fn to(self, other: Span) -> Span {
+        Span::new(self.start.min(other.start), self.end.max(other.end))
+    }
+}
+
+/// A syntax error: what was expected, and where.
+#[derive(Debug, Clone)]
+pub struct ParseError {
+    pub message: String,
+    pub span: Span,
+    pub label: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    Not,
+    Neg,
+    BitNot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+    Implies,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+}
+
+impl BinOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::And => "&&",
+            BinOp::Or => "||",
+            BinOp::Implies => "->",
+            BinOp::BitAnd => "&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+        }
+    }
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        )
+    }
+    pub fn is_logical(self) -> bool {
+        matches!(self, BinOp::And | BinOp::Or | BinOp::Implies)
+    }
+}
+
+/// `count`, `exists` or `forall` over a template (or `*`, all threads).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quant {
+    Count,
+    Exists,
+    Forall,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    Int(i64),
+    Bool(bool),
+    Name(String),
+    /// `a[i]` (array cell) or `p[2]` (thread instance): resolved later.
+    Index(Box<Expr>, Box<Expr>),
+    /// `p[2].k`: a local of a named instance. The span is the field name's.
+    Field(Box<Expr>, String, Span),
+    /// `@L` (the current thread) or `p[2]@L`, `P1@D` (a named instance).
+    At(Option<Box<Expr>>, String, Span),
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `count(p: φ)`; the scope is a template name, or `None` for `*`.
+    Quant(Quant, Option<(String, Span)>, Box<Expr>),
+}
+
+/// The right-hand side of an assignment.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Rhs {
+    Expr(Expr),
+    /// `x := any`: one successor per value of the target's domain.
+    Any(Span),
+}
+
+/// `x := e` or `a[i] := e`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Assign {
+    pub target: Expr,
+    pub rhs: Rhs,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Int(i64),
+    Ident(String),
+    Sym(&'static str),
+    End,
+}
+
+impl fmt::Display for Tok {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Tok::Int(v) => write!(f, "number `{v}`"),
+            Tok::Ident(s) => write!(f, "name `{s}`"),
+            Tok::Sym(s) => write!(f, "`{s}`"),
+            Tok::End => write!(f, "end of expression"),
+        }
+    }
+}
+
+/// Longest symbols first, so that `<=` wins over `<`.
+const SYMBOLS: &[&str] = &[
+    ":=", "==", "!=", "<=", ">=", "&&", "||", "->", "<<", ">>", "+", "-", "*", "/", "%", "<",
+    ">", "!", "(", ")", "[", "]", "@", ".", ",", ":", ";", "&", "|", "^", "~",
+];
+
+fn lex(src: &str) -> Result<Vec<(Tok, Span)>, ParseError> {
+    let bytes = src.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        if c.is_ascii_digit() {
+            while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
+                i += 1;
+            }
+            let text = &src[start..i];
+            // A location may be named by digits (`@2`): the parser decides.
+            let value = text.parse::<i64>().map_err(|_| ParseError {
+                message: format!("`{text}` is not a number"),
+                span: Span::new(start, i),
+                label: "expected a decimal integer".into(),
+            })?;
+            out.push((Tok::Int(value), Span::new(start, i)));
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == b'_' {
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            out.push((Tok::Ident(src[start..i].to_string()), Span::new(start, i)));
+            continue;
+        }
+        if let Some(sym) = SYMBOLS.iter().find(|s| src[i..].starts_with(**s)) {
+            i += sym.len();
+            out.push((Tok::Sym(sym), Span::new(start, i)));
+            continue;
+        }
+        let ch = src[i..].chars().next().unwrap_or('?');
+        return Err(ParseError {
+            message: format!("unexpected character `{ch}`"),
+            span: Span::new(i, i + ch.len_utf8()),
+            label: "not part of the expression language".into(),
+        });
+    }
+    out.push((Tok::End, Span::new(src.len(), src.len())));
+    Ok(out)
+}
+
+struct Parser {
+    toks: Vec<(Tok, Span)>,
+    pos: usize,
+}
+
+type PResult<T> = Result<T, ParseError>;
+
+impl Parser {
+    fn peek(&self) -> &Tok {
+        &self.toks[self.pos].0
+    }
+    fn span(&self) -> Span {
+        self.toks[self.pos].1
+    }
+    fn bump(&mut self) -> (Tok, Span) {
+        let t = self.toks[self.pos].clone();
+        if self.pos + 1 < self.toks.len() {
+            self.pos += 1;
+        }
+        t
+    }
+    fn eat(&mut self, sym: &str) -> bool {
+        if *self.peek() == Tok::Sym(leak(sym)) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+    fn expect(&mut self, sym: &str, what: &str) -> PResult<Span> {
+        if self.eat(sym) {
+            Ok(self.toks[self.pos - 1].1)
+        } else {
+            Err(self.unexpected(&format!("`{sym}` {what}")))
+        }
+    }
+    fn unexpected(&self, expected: &str) -> ParseError {
+        ParseError {
+            message: format!("expected {expected}, found {}", self.peek()),
+            span: self.span(),
+            label: format!("expected {expected}"),
+        }
+    }
+    fn ident(&mut self, what: &str) -> PResult<(String, Span)> {
+        match self.peek().clone() {
+            Tok::Ident(s) => {
+                let sp = self.bump().1;
+                Ok((s, sp))
+            }
+            // Locations may be named by numbers (`@2` in Simple(n)).
+            Tok::Int(v) => {
+                let sp = self.bump().1;
+                Ok((v.to_string(), sp))
+            }
+            _ => Err(self.unexpected(what)),
+        }
+    }
+
+    fn expr(&mut self) -> PResult<Expr> {
+        self.implies()
+    }
+    fn implies(&mut self) -> PResult<Expr> {
+        let lhs = self.or()?;
+        if self.eat("->") {
+            let rhs = self.implies()?;
+            return Ok(bin(BinOp::Implies, lhs, rhs));
+        }
+        Ok(lhs)
+    }
+    fn or(&mut self) -> PResult<Expr> {
+        let mut lhs = self.and()?;
+        loop {
+            if self.eat("||") || self.eat_word("or") {
+                let rhs = self.and()?;
+                lhs = bin(BinOp::Or, lhs, rhs);
+            } else {
+                return Ok(lhs);
+            }
+        }
+    }
+    fn and(&mut self) -> PResult<Expr> {
+        let mut lhs = self.cmp()?;
+        loop {
+            if self.eat("&&") || self.eat_word("and") {
+                let rhs = self.cmp()?;
+                lhs = bin(BinOp::And, lhs, rhs);
+            } else {
+                return Ok(lhs);
+            }
+        }
+    }
+    fn eat_word(&mut self, w: &str) -> bool {
+        if matches!(self.peek(), Tok::Ident(s) if s == w) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+    fn cmp(&mut self) -> PResult<Expr> {
+        let lhs = self.bitor()?;
+        let op = match self.peek() {
+            Tok::Sym("==") => BinOp::Eq,
+            Tok::Sym("!=") => BinOp::Ne,
+            Tok::Sym("<") => BinOp::Lt,
+            Tok::Sym("<=") => BinOp::Le,
+            Tok::Sym(">") => BinOp::Gt,
+            Tok::Sym(">=") => BinOp::Ge,
+            _ => return Ok(lhs),
+        };
+        self.bump();
+        let rhs = self.bitor()?;
+        if let Tok::Sym(s @ ("==" | "!=" | "<" | "<=" | ">" | ">=")) = self.peek() {
+            return Err(ParseError {
+                message: format!("comparisons do not chain: `{s}` after a comparison"),
+                span: self.span(),
+                label: "add parentheses or split with `&&`".into(),
+            });
+        }
+        Ok(bin(op, lhs, rhs))
+    }
+    fn bitor(&mut self) -> PResult<Expr> {
+        let mut lhs = self.bitxor()?;
+        while self.eat("|") {
+            let rhs = self.bitxor()?;
+            lhs = bin(BinOp::BitOr, lhs, rhs);
+        }
+        Ok(lhs)
+    }
+    fn bitxor(&mut self) -> PResult<Expr> {
+        let mut lhs = self.bitand()?;
+        while self.eat("^") {
+            let rhs = self.bitand()?;
+            lhs = bin(BinOp::BitXor, lhs, rhs);
+        }
+        Ok(lhs)
+    }
+    fn bitand(&mut self) -> PResult<Expr> {
+        let mut lhs = self.shift()?;
+        while self.eat("&") {
+            let rhs = self.shift()?;
+            lhs = bin(BinOp::BitAnd, lhs, rhs);
+        }
+        Ok(lhs)
+    }
+    fn shift(&mut self) -> PResult<Expr> {
+        let mut lhs = self.add()?;
+        loop {
+            let op = match self.peek() {
+                Tok::Sym("<<") => BinOp::Shl,
+                Tok::Sym(">>") => BinOp::Shr,
+                _ => return Ok(lhs),
+            };
+            self.bump();
+            let rhs = self.add()?;
+            lhs = bin(op, lhs, rhs);
+        }
+    }
+    fn add(&mut self) -> PResult<Expr> {
+        let mut lhs = self.mul()?;
+        loop {
+            let op = match self.peek() {
+                Tok::Sym("+") => BinOp::Add,
+                Tok::Sym("-") => BinOp::Sub,
+                _ => return Ok(lhs),
+            };
+            self.bump();
+            let rhs = self.mul()?;
+            lhs = bin(op, lhs, rhs);
+        }
+    }
+    fn mul(&mut self) -> PResult<Expr> {
+        let mut lhs = self.unary()?;
+        loop {
+            let op = match self.peek() {
+                Tok::Sym("*") => BinOp::Mul,
+                Tok::Sym("/") => BinOp::Div,
+                Tok::Sym("%") => BinOp::Rem,
+                _ => return Ok(lhs),
+            };
+            self.bump();
+            let rhs = self.unary()?;
+            lhs = bin(op, lhs, rhs);
+        }
+    }
+    fn unary(&mut self) -> PResult<Expr> {
+        let start = self.span();
+        let op = if self.eat("!") || self.eat_word("not") {
+            UnOp::Not
+        } else if self.eat("-") {
+            UnOp::Neg
+        } else if self.eat("~") {
+            UnOp::BitNot
+        } else {
+            return self.postfix();
+        };
+        let e = self.unary()?;
+        let span = start.to(e.span);
+        Ok(Expr {
+            kind: ExprKind::Unary(op, Box::new(e)),
+            span,
+        })
+    }
+    fn postfix(&mut self) -> PResult<Expr> {
+        let mut e = self.primary()?;
+        loop {
+            if self.eat("[") {
+                let idx = self.expr()?;
+                let close = self.expect("]", "to close the index")?;
+                let span = e.span.to(close);
+                e = Expr {
+                    kind: ExprKind::Index(Box::new(e), Box::new(idx)),
+                    span,
+                };
+            } else if self.eat(".") {
+                let (name, sp) = self.ident("a local variable name after `.`")?;
+                let span = e.span.to(sp);
+                e = Expr {
+                    kind: ExprKind::Field(Box::new(e), name, sp),
+                    span,
+                };
+            } else if self.eat("@") {
+                let (name, sp) = self.ident("a location or group name after `@`")?;
+                let span = e.span.to(sp);
+                e = Expr {
+                    kind: ExprKind::At(Some(Box::new(e)), name, sp),
+                    span,
+                };
+            } else {
+                return Ok(e);
+            }
+        }
+    }
+    fn primary(&mut self) -> PResult<Expr> {
+        let (tok, span) = (self.peek().clone(), self.span());
+        match tok {
+            Tok::Int(v) => {
+                self.bump();
+                Ok(Expr {
+                    kind: ExprKind::Int(v),
+                    span,
+                })
+            }
+            Tok::Sym("(") => {
+                self.bump();
+                let mut e = self.expr()?;
+                let close = self.expect(")", "to close the parenthesis")?;
+                e.span = span.to(close);
+                Ok(e)
+            }
+            Tok::Sym("@") => {
+                self.bump();
+                let (name, sp) = self.ident("a location or group name after `@`")?;
+                Ok(Expr {
+                    kind: ExprKind::At(None, name, sp),
+                    span: span.to(sp),
+                })
+            }
+            Tok::Ident(name) => {
+                self.bump();
+                let quant = match name.as_str() {
+                    "true" => {
+                        return Ok(Expr {
+                            kind: ExprKind::Bool(true),
+                            span,
+                        });
+                    }
+                    "false" => {
+                        return Ok(Expr {
+                            kind: ExprKind::Bool(false),
+                            span,
+                        });
+                    }
+                    "count" => Some(Quant::Count),
+                    "exists" => Some(Quant::Exists),
+                    "forall" => Some(Quant::Forall),
+                    _ => None,
+                };
+                match quant {
+                    Some(q) if *self.peek() == Tok::Sym("(") => self.quant(q, span),
+                    _ => Ok(Expr {
+                        kind: ExprKind::Name(name),
+                        span,
+                    }),
+                }
+            }
+            _ => Err(self.unexpected("a value, a name or `(`")),
+        }
+    }
+    fn quant(&mut self, q: Quant, start: Span) -> PResult<Expr> {
+        self.expect("(", "after the quantifier")?;
+        let scope = if self.eat("*") {
+            None
+        } else {
+            Some(self.ident("a thread template name or `*`")?)
+        };
+        self.expect(":", "after the template name, as in `count(p: @crit)`")?;
+        let body = self.expr()?;
+        let close = self.expect(")", "to close the quantifier")?;
+        Ok(Expr {
+            kind: ExprKind::Quant(q, scope, Box::new(body)),
+            span: start.to(close),
+        })
+    }
+    fn at_end(&self, what: &str) -> PResult<()> {
+        if *self.peek() == Tok::End {
+            Ok(())
+        } else {
+            Err(ParseError {
+                message: format!("unexpected {} after the {what}", self.peek()),
+                span: self.span(),
+                label: "expected the end here (a missing operator?)".into(),
+            })
+        }
+    }
+}
+
+/// Symbols are compared against the static table; this maps a borrowed
+/// symbol to its `'static` twin so `Tok::Sym` can be matched by value.
+fn leak(sym: &str) -> &'static str {
+    SYMBOLS.iter().find(|s| **s == sym).copied().unwrap_or("")
+}
+
+fn bin(op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
+    let span = lhs.span.to(rhs.span);
+    Expr {
+        kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
+        span,
+    }
+}
+
+/// Parses a whole expression (a guard, an update's right-hand side, a
+/// property or a number over params).
+pub fn parse_expr(src: &str) -> Result<Expr, ParseError> {
+    let mut p = Parser {
+        toks: lex(src)?,
+        pos: 0,
+    };
+    if *p.peek() == Tok::End {
+        return Err(ParseError {
+            message: "the expression is empty".into(),
+            span: Span::new(0, src.len()),
+            label: "expected an expression".into(),
+        });
+    }
+    let e = p.expr()?;
+    p.at_end("expression")?;
+    Ok(e)
+}
+
+/// Parses a `do` block: `;`-separated assignments (`x := e`, `a[i] := e`,
+/// `x := any`). An empty block, or a trailing `;`, is allowed.
+pub fn parse_assignments(src: &str) -> Result<Vec<Assign>, ParseError> {
+    let mut p = Parser {
+        toks: lex(src)?,
+        pos: 0,
+    };
+    let mut out = Vec::new();
+    while *p.peek() != Tok::End {
+        if p.eat(";") {
+            continue;
+        }
+        let target = p.postfix()?;
+        if !matches!(target.kind, ExprKind::Name(_) | ExprKind::Index(..)) {
+            return Err(ParseError {
+                message: "only a variable or an array cell can be assigned".into(),
+                span: target.span,
+                label: "not assignable".into(),
+            });
+        }
+        if !p.eat(":=") {
+            let hint = if *p.peek() == Tok::Sym("==") || *p.peek() == Tok::Sym("!=") {
+                " (assignments use `:=`; conditions belong in `when`)"
+            } else {
+                ""
+            };
+            return Err(ParseError {
+                message: format!("expected `:=` after the assignment target{hint}"),
+                span: p.span(),
+                label: "expected `:=`".into(),
+            });
+        }
+        let rhs = if matches!(p.peek(), Tok::Ident(s) if s == "any") {
+            Rhs::Any(p.bump().1)
+        } else {
+            Rhs::Expr(p.expr()?)
+        };
+        out.push(Assign { target, rhs });
+        if *p.peek() != Tok::End && !p.eat(";") {
+            return Err(ParseError {
+                message: format!("expected `;` between assignments, found {}", p.peek()),
+                span: p.span(),
+                label: "expected `;`".into(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(e: &Expr) -> String {
+        match &e.kind {
+            ExprKind::Int(v) => v.to_string(),
+            ExprKind::Bool(b) => b.to_string(),
+            ExprKind::Name(n) => n.clone(),
+            ExprKind::Index(a, i) => format!("{}[{}]", shape(a), shape(i)),
+            ExprKind::Field(a, f, _) => format!("{}.{f}", shape(a)),
+            ExprKind::At(None, l, _) => format!("@{l}"),
+            ExprKind::At(Some(a), l, _) => format!("{}@{l}", shape(a)),
+            ExprKind::Unary(op, a) => format!("({op:?} {})", shape(a)),
+            ExprKind::Binary(op, a, b) => format!("({} {} {})", shape(a), op.symbol(), shape(b)),
+            ExprKind::Quant(q, s, b) => format!(
+                "{q:?}({}: {})",
+                s.as_ref().map(|s| s.0.as_str()).unwrap_or("*"),
+                shape(b)
+            ),
+        }
+    }
+
+    #[test]
+    fn precedence_and_associativity() {
+        let e = parse_expr("a + b * c == 3 && !d || e -> f -> g").unwrap();
+        assert_eq!(
+            shape(&e),
+            "(((((a + (b * c)) == 3) && (Not d)) || e) -> (f -> g))"
+        );
+    }
+
+    #[test]
+    fn instance_references_and_quantifiers() {
+        let e = parse_expr("p[2]@crit && P1@D && p[1].k >= count(*: @2 || @3)").unwrap();
+        assert_eq!(
+            shape(&e),
+            "((p[2]@crit && P1@D) && (p[1].k >= Count(*: (@2 || @3))))"
+        );
+    }
+
+    #[test]
+    fn chained_comparison_is_rejected_with_position() {
+        let err = parse_expr("0 < x < 3").unwrap_err();
+        assert!(err.message.contains("do not chain"), "{}", err.message);
+        assert_eq!(err.span, Span::new(6, 7));
+    }
+
+    #[test]
+    fn assignments_parse_and_report_missing_operator() {
+        let a = parse_assignments("x := any; a[i+1] := x * 2;").unwrap();
+        assert_eq!(a.len(), 2);
+        assert!(matches!(a[0].rhs, Rhs::Any(_)));
+        let err = parse_assignments("x == 1").unwrap_err();
+        assert!(err.message.contains(":="), "{}", err.message);
+    }
+}

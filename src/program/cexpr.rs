@@ -1,0 +1,231 @@
+//! Compiled expressions: names resolved to store slots, locations to masks,
+//! types checked. Engines evaluate these against interned stores; they never
+//! see source text.
+
+use crate::model::expr::{BinOp, UnOp};
+
+/// A value in a store. Bools are 0/1.
+pub type Val = i32;
+
+/// An evaluation failure that the model itself causes at run time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EvalError(pub String);
+
+#[derive(Clone, Debug)]
+pub enum CExpr {
+    Const(i64),
+    Global(u32),
+    /// A local slot of the current thread (slot 0 is the pc).
+    Local(u32),
+    /// `a[i]` over a global array: first slot, length, variable name.
+    GlobalCell(u32, u32, Box<str>, Box<CExpr>),
+    LocalCell(u32, u32, Box<str>, Box<CExpr>),
+    Tid,
+    /// `@L`: is the current thread's pc in the set? Indexed by template id;
+    /// an empty mask means the template has no such location (false).
+    At(Box<[Box<[bool]>]>),
+    Un(UnOp, Box<CExpr>),
+    Bin(BinOp, Box<CExpr>, Box<CExpr>),
+    /// A local slot of a named thread instance (properties only).
+    InstLocal(u32, u32),
+    InstLocalCell(u32, u32, u32, Box<str>, Box<CExpr>),
+    /// `p[2]@L`: a named instance at a location set.
+    InstAt(u32, Box<[bool]>),
+    /// `count(scope: body)` over the listed thread indices.
+    Count(Box<[u32]>, Box<CExpr>),
+    /// A precomputed thread-dependent value (abstract decision procedures).
+    Term(u32),
+}
+
+/// What an expression is evaluated against.
+pub struct Ctx<'a> {
+    pub g: &'a [Val],
+    /// The current thread: its index, tid, template and local store.
+    pub thread: usize,
+    pub tid: i64,
+    pub template: usize,
+    pub l: &'a [Val],
+    /// The whole state's threads, for instance references and counts.
+    pub state: Option<&'a dyn StateView>,
+    pub terms: &'a [i64],
+}
+
+/// Access to every thread's local store of one concrete state.
+pub trait StateView {
+    fn local(&self, thread: usize) -> &[Val];
+    fn template_of(&self, thread: usize) -> usize;
+    fn tid_of(&self, thread: usize) -> i64;
+}
+
+impl<'a> Ctx<'a> {
+    /// A context with no current thread (global-only or whole-state
+    /// predicates).
+    pub fn global(g: &'a [Val], state: Option<&'a dyn StateView>) -> Ctx<'a> {
+        Ctx {
+            g,
+            thread: usize::MAX,
+            tid: 0,
+            template: usize::MAX,
+            l: &[],
+            state,
+            terms: &[],
+        }
+    }
+}
+
+fn index(len: u32, name: &str, i: i64) -> Result<u32, EvalError> {
+    if i < 0 || i >= len as i64 {
+        Err(EvalError(format!(
+            "array index {i} is out of bounds for `{name}` (length {len})"
+        )))
+    } else {
+        Ok(i as u32)
+    }
+}
+
+impl CExpr {
+    pub fn eval(&self, c: &Ctx) -> Result<i64, EvalError> {
+        Ok(match self {
+            CExpr::Const(v) => *v,
+            CExpr::Global(s) => c.g[*s as usize] as i64,
+            CExpr::Local(s) => c.l[*s as usize] as i64,
+            CExpr::GlobalCell(base, len, name, i) => {
+                let i = index(*len, name, i.eval(c)?)?;
+                c.g[(base + i) as usize] as i64
+            }
+            CExpr::LocalCell(base, len, name, i) => {
+                let i = index(*len, name, i.eval(c)?)?;
+                c.l[(base + i) as usize] as i64
+            }
+            CExpr::Tid => c.tid,
+            CExpr::At(masks) => {
+                let m = &masks[c.template];
+                (!m.is_empty() && m[c.l[0] as usize]) as i64
+            }
+            CExpr::Un(op, a) => {
+                let a = a.eval(c)?;
+                match op {
+                    UnOp::Not => (a == 0) as i64,
+                    UnOp::Neg => -a,
+                    UnOp::BitNot => !a,
+                }
+            }
+            CExpr::Bin(op, a, b) => {
+                let x = a.eval(c)?;
+                match op {
+                    BinOp::And if x == 0 => return Ok(0),
+                    BinOp::Or if x != 0 => return Ok(1),
+                    BinOp::Implies if x == 0 => return Ok(1),
+                    _ => {}
+                }
+                let y = b.eval(c)?;
+                binop(*op, x, y)?
+            }
+            CExpr::InstLocal(t, s) => self.view(c)?.local(*t as usize)[*s as usize] as i64,
+            CExpr::InstLocalCell(t, base, len, name, i) => {
+                let i = index(*len, name, i.eval(c)?)?;
+                self.view(c)?.local(*t as usize)[(base + i) as usize] as i64
+            }
+            CExpr::InstAt(t, mask) => mask[self.view(c)?.local(*t as usize)[0] as usize] as i64,
+            CExpr::Count(threads, body) => {
+                let view = self.view(c)?;
+                let mut n = 0;
+                for &t in threads.iter() {
+                    let t = t as usize;
+                    let inner = Ctx {
+                        g: c.g,
+                        thread: t,
+                        tid: view.tid_of(t),
+                        template: view.template_of(t),
+                        l: view.local(t),
+                        state: c.state,
+                        terms: c.terms,
+                    };
+                    n += (body.eval(&inner)? != 0) as i64;
+                }
+                n
+            }
+            CExpr::Term(k) => c.terms[*k as usize],
+        })
+    }
+
+    fn view<'c>(&self, c: &Ctx<'c>) -> Result<&'c dyn StateView, EvalError> {
+        c.state.ok_or_else(|| {
+            EvalError("internal: a whole-state predicate was evaluated on one thread".into())
+        })
+    }
+
+    /// True when the expression mentions no thread at all (only globals and
+    /// constants).
+    pub fn is_global_only(&self) -> bool {
+        let mut ok = true;
+        self.visit(&mut |e| {
+            if !matches!(
+                e,
+                CExpr::Const(_) | CExpr::Global(_) | CExpr::GlobalCell(..) | CExpr::Un(..) | CExpr::Bin(..)
+            ) {
+                ok = false;
+            }
+        });
+        ok
+    }
+
+    /// Pre-order traversal.
+    pub fn visit(&self, f: &mut dyn FnMut(&CExpr)) {
+        f(self);
+        match self {
+            CExpr::GlobalCell(.., i)
+            | CExpr::LocalCell(.., i)
+            | CExpr::InstLocalCell(.., i)
+            | CExpr::Un(_, i)
+            | CExpr::Count(_, i) => i.visit(f),
+            CExpr::Bin(_, a, b) => {
+                a.visit(f);
+                b.visit(f);
+            }
+            _ => {}
+        }
+    }
+}
+
+pub fn binop(op: BinOp, x: i64, y: i64) -> Result<i64, EvalError> {
+    let ovf = || EvalError(format!("arithmetic overflow in `{x} {} {y}`", op.symbol()));
+    Ok(match op {
+        BinOp::Add => x.checked_add(y).ok_or_else(ovf)?,
+        BinOp::Sub => x.checked_sub(y).ok_or_else(ovf)?,
+        BinOp::Mul => x.checked_mul(y).ok_or_else(ovf)?,
+        BinOp::Div | BinOp::Rem if y == 0 => {
+            return Err(EvalError(format!(
+                "division by zero in `{x} {} {y}`",
+                op.symbol()
+            )));
+        }
+        // C semantics: truncating division, remainder with the dividend's sign.
+        BinOp::Div => x.checked_div(y).ok_or_else(ovf)?,
+        BinOp::Rem => x.checked_rem(y).ok_or_else(ovf)?,
+        BinOp::Eq => (x == y) as i64,
+        BinOp::Ne => (x != y) as i64,
+        BinOp::Lt => (x < y) as i64,
+        BinOp::Le => (x <= y) as i64,
+        BinOp::Gt => (x > y) as i64,
+        BinOp::Ge => (x >= y) as i64,
+        BinOp::And => (x != 0 && y != 0) as i64,
+        BinOp::Or => (x != 0 || y != 0) as i64,
+        BinOp::Implies => (x == 0 || y != 0) as i64,
+        BinOp::BitAnd => x & y,
+        BinOp::BitOr => x | y,
+        BinOp::BitXor => x ^ y,
+        BinOp::Shl => {
+            if !(0..63).contains(&y) {
+                return Err(ovf());
+            }
+            x.checked_shl(y as u32).ok_or_else(ovf)?
+        }
+        BinOp::Shr => {
+            if !(0..63).contains(&y) {
+                return Err(ovf());
+            }
+            x >> y
+        }
+    })
+}

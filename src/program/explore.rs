@@ -1,0 +1,328 @@
+//! Interned stores and the per-thread successor function shared by all
+//! engines: `(thread, g, l) -> [(g', l', transition)]`, memoised.
+
+use super::{Action, CExpr, Ctx, EvalError, Program, Target, Val};
+use rustc_hash::FxHashMap;
+use std::rc::Rc;
+
+/// Interns stores (global or local) to dense `u32` ids.
+#[derive(Default)]
+pub struct Interner {
+    map: FxHashMap<Box<[Val]>, u32>,
+    items: Vec<Box<[Val]>>,
+}
+
+impl Interner {
+    pub fn intern(&mut self, store: &[Val]) -> u32 {
+        if let Some(&id) = self.map.get(store) {
+            return id;
+        }
+        let id = self.items.len() as u32;
+        let boxed: Box<[Val]> = store.into();
+        self.items.push(boxed.clone());
+        self.map.insert(boxed, id);
+        id
+    }
+    pub fn lookup(&self, store: &[Val]) -> Option<u32> {
+        self.map.get(store).copied()
+    }
+    pub fn get(&self, id: u32) -> &[Val] {
+        &self.items[id as usize]
+    }
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+}
+
+/// One step of one thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Step {
+    pub g: u32,
+    pub l: u32,
+    /// Transition index within the thread's template.
+    pub trans: u32,
+}
+
+/// A thread's successors from one `(g, l)`, plus the first run-time model
+/// error met while computing them (that transition then has no successor).
+#[derive(Debug, Default)]
+pub struct Succs {
+    pub steps: Vec<Step>,
+    pub error: Option<(u32, String)>,
+}
+
+/// Mutable exploration context over a program: store interners and the
+/// successor memo. Engines own one each.
+pub struct Explorer<'p> {
+    pub prog: &'p Program,
+    pub globals: Interner,
+    /// Local stores, one interner per template.
+    pub locals: Vec<Interner>,
+    /// Threads whose successors coincide share a memo class: instances of a
+    /// template whose code never reads `tid`.
+    class_of: Vec<usize>,
+    memo: Vec<FxHashMap<(u32, u32), Rc<Succs>>>,
+    memo_entries: usize,
+}
+
+/// Memo entries kept at most; past this, successors are recomputed.
+const MEMO_LIMIT: usize = 4_000_000;
+
+impl<'p> Explorer<'p> {
+    pub fn new(prog: &'p Program) -> Explorer<'p> {
+        let mut class_of = Vec::new();
+        let mut classes = 0;
+        let mut template_class: Vec<Option<usize>> = vec![None; prog.templates.len()];
+        for th in &prog.threads {
+            let t = th.template as usize;
+            let shared = !uses_tid(&prog.templates[t]);
+            let class = match template_class[t] {
+                Some(c) if shared => c,
+                _ => {
+                    classes += 1;
+                    if shared {
+                        template_class[t] = Some(classes - 1);
+                    }
+                    classes - 1
+                }
+            };
+            class_of.push(class);
+        }
+        Explorer {
+            prog,
+            globals: Interner::default(),
+            locals: prog.templates.iter().map(|_| Interner::default()).collect(),
+            class_of,
+            memo: (0..classes).map(|_| FxHashMap::default()).collect(),
+            memo_entries: 0,
+        }
+    }
+
+    pub fn n_threads(&self) -> usize {
+        self.prog.threads.len()
+    }
+
+    pub fn template_id(&self, thread: usize) -> usize {
+        self.prog.threads[thread].template as usize
+    }
+
+    pub fn local(&self, thread: usize, l: u32) -> &[Val] {
+        self.locals[self.template_id(thread)].get(l)
+    }
+
+    pub fn intern_local(&mut self, thread: usize, store: &[Val]) -> u32 {
+        let t = self.template_id(thread);
+        self.locals[t].intern(store)
+    }
+
+    /// The initial states: every initial global store with every combination
+    /// of the threads' initial local stores.
+    pub fn initial_states(&mut self) -> Vec<(u32, Vec<u32>)> {
+        let prog = self.prog;
+        let gs: Vec<u32> = prog
+            .init_globals
+            .iter()
+            .map(|g| self.globals.intern(g))
+            .collect();
+        let mut combos: Vec<Vec<u32>> = vec![Vec::new()];
+        for t in 0..prog.threads.len() {
+            let ids: Vec<u32> = prog.template_of(t)
+                .init
+                .iter()
+                .map(|l| self.intern_local(t, l))
+                .collect();
+            combos = combos
+                .into_iter()
+                .flat_map(|c| {
+                    ids.iter().map(move |&l| {
+                        let mut c = c.clone();
+                        c.push(l);
+                        c
+                    })
+                })
+                .collect();
+        }
+        gs.iter()
+            .flat_map(|&g| combos.iter().map(move |c| (g, c.clone())))
+            .collect()
+    }
+
+    /// The initial thread states `(g, l)` of one thread (projections of the
+    /// initial states).
+    pub fn initial_thread_states(&mut self, thread: usize) -> Vec<(u32, u32)> {
+        let prog = self.prog;
+        let gs: Vec<u32> = prog
+            .init_globals
+            .iter()
+            .map(|g| self.globals.intern(g))
+            .collect();
+        let ls: Vec<u32> = prog.template_of(thread)
+            .init
+            .iter()
+            .map(|l| self.intern_local(thread, l))
+            .collect();
+        gs.iter()
+            .flat_map(|&g| ls.iter().map(move |&l| (g, l)))
+            .collect()
+    }
+
+    /// Successors of `thread` from global store `g` and local store `l`
+    /// (the rule T(t, g, l, g', l') of the papers).
+    pub fn successors(&mut self, thread: usize, g: u32, l: u32) -> Rc<Succs> {
+        let class = self.class_of[thread];
+        if let Some(s) = self.memo[class].get(&(g, l)) {
+            return s.clone();
+        }
+        let succs = Rc::new(self.compute(thread, g, l));
+        if self.memo_entries < MEMO_LIMIT {
+            self.memo[class].insert((g, l), succs.clone());
+            self.memo_entries += 1;
+        }
+        succs
+    }
+
+    fn compute(&mut self, thread: usize, g: u32, l: u32) -> Succs {
+        let prog = self.prog;
+        let th = &prog.threads[thread];
+        let tpl = &prog.templates[th.template as usize];
+        let gs: Vec<Val> = self.globals.get(g).to_vec();
+        let ls: Vec<Val> = self.locals[th.template as usize].get(l).to_vec();
+        let mut out = Succs::default();
+        let mut results: Vec<(Vec<Val>, Vec<Val>)> = Vec::new();
+        for &ti in &tpl.outgoing[ls[0] as usize] {
+            let tr = &tpl.transitions[ti as usize];
+            let ctx = Ctx {
+                g: &gs,
+                thread,
+                tid: th.tid,
+                template: th.template as usize,
+                l: &ls,
+                state: None,
+                terms: &[],
+            };
+            let enabled = match &tr.guard {
+                None => Ok(true),
+                Some(e) => e.eval(&ctx).map(|v| v != 0),
+            };
+            let fired = enabled.and_then(|on| {
+                results.clear();
+                if on {
+                    let mut g2 = gs.clone();
+                    let mut l2 = ls.clone();
+                    execute(&tr.actions, th.tid, thread, th.template as usize, &mut g2, &mut l2, &mut results)?;
+                }
+                Ok(())
+            });
+            if let Err(EvalError(msg)) = fired {
+                if out.error.is_none() {
+                    out.error = Some((ti, format!("{}: {msg}", tr.path)));
+                }
+                continue;
+            }
+            for (g2, mut l2) in results.drain(..) {
+                l2[0] = tr.to as Val;
+                let g2 = self.globals.intern(&g2);
+                let l2 = self.locals[th.template as usize].intern(&l2);
+                out.steps.push(Step {
+                    g: g2,
+                    l: l2,
+                    trans: ti,
+                });
+            }
+        }
+        out
+    }
+}
+
+/// Runs `actions` in order on copies of the stores; `any` forks one branch
+/// per domain value. Finished branches are pushed to `out`.
+fn execute(
+    actions: &[Action],
+    tid: i64,
+    thread: usize,
+    template: usize,
+    g: &mut Vec<Val>,
+    l: &mut Vec<Val>,
+    out: &mut Vec<(Vec<Val>, Vec<Val>)>,
+) -> Result<(), EvalError> {
+    let Some((a, rest)) = actions.split_first() else {
+        out.push((g.clone(), l.clone()));
+        return Ok(());
+    };
+    let ctx = Ctx {
+        g,
+        thread,
+        tid,
+        template,
+        l,
+        state: None,
+        terms: &[],
+    };
+    let (is_global, slot) = match &a.target {
+        Target::Global(s) => (true, *s),
+        Target::Local(s) => (false, *s),
+        Target::GlobalCell(base, len, i) => (true, base + cell(i, *len, &a.var, &ctx)?),
+        Target::LocalCell(base, len, i) => (false, base + cell(i, *len, &a.var, &ctx)?),
+    };
+    let values: Vec<i64> = match &a.rhs {
+        Some(e) => {
+            let v = e.eval(&ctx)?;
+            if !a.domain.contains(v) {
+                return Err(EvalError(format!(
+                    "assignment out of range: `{}` gets {v}, outside its domain {}",
+                    a.var,
+                    a.domain.describe()
+                )));
+            }
+            vec![v]
+        }
+        None => (a.domain.min..=a.domain.max).collect(),
+    };
+    for v in values {
+        let store = if is_global { &mut *g } else { &mut *l };
+        let old = store[slot as usize];
+        store[slot as usize] = v as Val;
+        execute(rest, tid, thread, template, g, l, out)?;
+        let store = if is_global { &mut *g } else { &mut *l };
+        store[slot as usize] = old;
+    }
+    Ok(())
+}
+
+fn cell(i: &CExpr, len: u32, name: &str, ctx: &Ctx) -> Result<u32, EvalError> {
+    let v = i.eval(ctx)?;
+    if v < 0 || v >= len as i64 {
+        return Err(EvalError(format!(
+            "array index {v} is out of bounds for `{name}` (length {len})"
+        )));
+    }
+    Ok(v as u32)
+}
+
+fn uses_tid(t: &super::Template) -> bool {
+    let mut found = false;
+    let mut check = |e: &CExpr| {
+        e.visit(&mut |x| {
+            if matches!(x, CExpr::Tid) {
+                found = true
+            }
+        })
+    };
+    for tr in &t.transitions {
+        if let Some(e) = &tr.guard {
+            check(e);
+        }
+        for a in &tr.actions {
+            if let Some(e) = &a.rhs {
+                check(e);
+            }
+            if let Target::GlobalCell(_, _, e) | Target::LocalCell(_, _, e) = &a.target {
+                check(e);
+            }
+        }
+    }
+    found
+}

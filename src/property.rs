@@ -1,0 +1,248 @@
+//! Error predicates, decided two ways:
+//!
+//! * on a concrete state (`standard`): evaluate the compiled predicate;
+//! * on a Cartesian element (`thread-modular`, `cartesian-exc`): is there a
+//!   choice of one local store per thread, each from that thread's candidate
+//!   set at global store g, such that the predicate holds? Decided without
+//!   enumerating the product: every thread-dependent part of the predicate
+//!   (a `count`, a named instance's location or local) becomes a *term*; a
+//!   dynamic programme over the threads tracks the reachable vectors of term
+//!   values, with counts saturated just above the largest constant they are
+//!   compared with. The cost is n × (#term vectors) × (#distinct local
+//!   types), polynomial in n for a fixed predicate.
+
+use crate::program::{CExpr, Ctx, EvalError, Explorer, Program, StateView, Val};
+use rustc_hash::FxHashMap;
+
+/// A concrete state seen through the explorer's interned stores.
+pub struct Concrete<'a, 'p> {
+    pub exp: &'a Explorer<'p>,
+    pub locals: &'a [u32],
+}
+
+impl StateView for Concrete<'_, '_> {
+    fn local(&self, thread: usize) -> &[Val] {
+        self.exp.local(thread, self.locals[thread])
+    }
+    fn template_of(&self, thread: usize) -> usize {
+        self.exp.template_id(thread)
+    }
+    fn tid_of(&self, thread: usize) -> i64 {
+        self.exp.prog.threads[thread].tid
+    }
+}
+
+/// Does the error predicate hold in the concrete state `(g, locals)`?
+pub fn holds(error: &CExpr, exp: &Explorer, g: u32, locals: &[u32]) -> Result<bool, EvalError> {
+    let view = Concrete { exp, locals };
+    let ctx = Ctx::global(exp.globals.get(g), Some(&view));
+    Ok(error.eval(&ctx)? != 0)
+}
+
+/// A thread-dependent part of a predicate.
+#[derive(Clone, Debug)]
+enum Term {
+    /// `count(scope: body)`, saturated at `cap`.
+    Count { member: Vec<bool>, body: CExpr, cap: i64 },
+    /// A value read from one named thread's local store (evaluated in that
+    /// thread's context).
+    Inst { thread: usize, value: CExpr },
+}
+
+/// The predicate prepared for the Cartesian decision procedure.
+#[derive(Clone, Debug)]
+pub struct Decider {
+    root: CExpr,
+    terms: Vec<Term>,
+}
+
+/// Refusal: the predicate cannot be decided this way within bounds.
+#[derive(Debug, Clone)]
+pub struct Undecidable(pub String);
+
+/// Term vectors tracked at most per global store.
+const MAX_VECTORS: usize = 1 << 20;
+
+impl Decider {
+    pub fn new(prog: &Program, error: &CExpr) -> Result<Decider, Undecidable> {
+        let mut terms = Vec::new();
+        let root = extract(prog, error, &mut terms);
+        let mut caps: Vec<Option<i64>> = vec![Some(0); terms.len()];
+        cap_uses(&root, &mut caps);
+        for (t, cap) in terms.iter_mut().zip(caps) {
+            if let Term::Count { member, cap: c, .. } = t {
+                let size = member.iter().filter(|m| **m).count() as i64;
+                *c = match cap {
+                    Some(k) => (k + 1).min(size).max(0),
+                    None => size,
+                };
+            }
+        }
+        let d = Decider { root, terms };
+        let mut bound: f64 = 1.0;
+        for t in &d.terms {
+            bound *= match t {
+                Term::Count { cap, .. } => (*cap + 1) as f64,
+                Term::Inst { .. } => 1.0,
+            };
+        }
+        if bound > MAX_VECTORS as f64 {
+            return Err(Undecidable(format!(
+                "the predicate combines {} counts whose values would have to be tracked jointly ({bound:.0} combinations); compare each count with a constant, or use --mode standard",
+                d.terms.len()
+            )));
+        }
+        Ok(d)
+    }
+
+    /// Is there `(g, l_1..l_n)` with `l_t ∈ cands[t]` satisfying the
+    /// predicate? Returns one such choice of local stores.
+    pub fn witness(&self, exp: &Explorer, g: u32, cands: &[&[u32]]) -> Result<Option<Vec<u32>>, EvalError> {
+        let prog = exp.prog;
+        let gs = exp.globals.get(g);
+        if cands.iter().any(|c| c.is_empty()) {
+            return Ok(None);
+        }
+        // Layered DP: vectors of term values; back-pointers per layer.
+        let init: Vec<i64> = self.terms.iter().map(|_| 0).collect();
+        let mut vectors = vec![init];
+        let mut back: Vec<Vec<(usize, u32)>> = Vec::with_capacity(cands.len());
+        for (t, cand) in cands.iter().enumerate() {
+            let relevant: Vec<usize> = (0..self.terms.len())
+                .filter(|&k| match &self.terms[k] {
+                    Term::Count { member, .. } => member[t],
+                    Term::Inst { thread, .. } => *thread == t,
+                })
+                .collect();
+            if relevant.is_empty() {
+                // Any choice will do: keep the vectors, remember one local.
+                back.push((0..vectors.len()).map(|i| (i, cand[0])).collect());
+                continue;
+            }
+            // Distinct contributions of this thread's candidates.
+            let mut types: FxHashMap<Vec<i64>, u32> = FxHashMap::default();
+            for &l in cand.iter() {
+                let ls = exp.local(t, l);
+                let ctx = Ctx {
+                    g: gs,
+                    thread: t,
+                    tid: prog.threads[t].tid,
+                    template: prog.threads[t].template as usize,
+                    l: ls,
+                    state: None,
+                    terms: &[],
+                };
+                let mut contrib = Vec::with_capacity(relevant.len());
+                for &k in &relevant {
+                    contrib.push(match &self.terms[k] {
+                        Term::Count { body, .. } => (body.eval(&ctx)? != 0) as i64,
+                        Term::Inst { value, .. } => value.eval(&ctx)?,
+                    });
+                }
+                types.entry(contrib).or_insert(l);
+            }
+            let mut next_vectors = Vec::new();
+            let mut next_back = Vec::new();
+            let mut next_index: FxHashMap<Vec<i64>, usize> = FxHashMap::default();
+            for (i, v) in vectors.iter().enumerate() {
+                for (contrib, &l) in &types {
+                    let mut w = v.clone();
+                    for (j, &k) in relevant.iter().enumerate() {
+                        w[k] = match &self.terms[k] {
+                            Term::Count { cap, .. } => (w[k] + contrib[j]).min(*cap),
+                            Term::Inst { .. } => contrib[j],
+                        };
+                    }
+                    if !next_index.contains_key(&w) {
+                        if next_vectors.len() >= MAX_VECTORS {
+                            return Err(EvalError("the property's decision procedure exceeded its bound; use --mode standard".into()));
+                        }
+                        next_index.insert(w.clone(), next_vectors.len());
+                        next_vectors.push(w);
+                        next_back.push((i, l));
+                    }
+                }
+            }
+            vectors = next_vectors;
+            back.push(next_back);
+        }
+        for (i, v) in vectors.iter().enumerate() {
+            let ctx = Ctx { terms: v, ..Ctx::global(gs, None) };
+            if self.root.eval(&ctx)? != 0 {
+                // Rebuild the choice of local stores.
+                let mut choice = vec![0u32; cands.len()];
+                let mut at = i;
+                for t in (0..cands.len()).rev() {
+                    let (prev, l) = back[t][at];
+                    choice[t] = l;
+                    at = prev;
+                }
+                return Ok(Some(choice));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// Replaces thread-dependent subexpressions by `Term` references.
+fn extract(prog: &Program, e: &CExpr, terms: &mut Vec<Term>) -> CExpr {
+    let mut push = |t: Term| {
+        terms.push(t);
+        CExpr::Term((terms.len() - 1) as u32)
+    };
+    match e {
+        CExpr::Count(threads, body) => {
+            let mut member = vec![false; prog.threads.len()];
+            for &t in threads.iter() {
+                member[t as usize] = true;
+            }
+            push(Term::Count { member, body: (**body).clone(), cap: 0 })
+        }
+        CExpr::InstLocal(t, slot) => push(Term::Inst { thread: *t as usize, value: CExpr::Local(*slot) }),
+        CExpr::InstLocalCell(t, base, len, name, idx) => push(Term::Inst {
+            thread: *t as usize,
+            value: CExpr::LocalCell(*base, *len, name.clone(), idx.clone()),
+        }),
+        CExpr::InstAt(t, mask) => {
+            let mut masks: Vec<Box<[bool]>> = vec![Box::new([]); prog.templates.len()];
+            masks[prog.threads[*t as usize].template as usize] = mask.clone();
+            push(Term::Inst { thread: *t as usize, value: CExpr::At(masks.into()) })
+        }
+        CExpr::Un(op, a) => CExpr::Un(*op, Box::new(extract(prog, a, terms))),
+        CExpr::Bin(op, a, b) => {
+            let a = extract(prog, a, terms);
+            let b = extract(prog, b, terms);
+            CExpr::Bin(*op, Box::new(a), Box::new(b))
+        }
+        CExpr::GlobalCell(base, len, name, idx) => CExpr::GlobalCell(*base, *len, name.clone(), Box::new(extract(prog, idx, terms))),
+        other => other.clone(),
+    }
+}
+
+/// Computes how far each count must be tracked: `Some(k)` when it is only
+/// ever compared with constants up to k, `None` when it must be exact.
+fn cap_uses(e: &CExpr, caps: &mut [Option<i64>]) {
+    match e {
+        CExpr::Bin(op, a, b) if op.is_comparison() => {
+            match (&**a, &**b) {
+                (CExpr::Term(k), CExpr::Const(c)) | (CExpr::Const(c), CExpr::Term(k)) => {
+                    // Saturating at c+1 keeps every comparison with c exact.
+                    let k = *k as usize;
+                    caps[k] = caps[k].map(|x| x.max((*c).max(0)));
+                }
+                _ => {
+                    cap_uses(a, caps);
+                    cap_uses(b, caps);
+                }
+            }
+        }
+        CExpr::Term(k) => caps[*k as usize] = None,
+        CExpr::Un(_, a) => cap_uses(a, caps),
+        CExpr::Bin(_, a, b) => {
+            cap_uses(a, caps);
+            cap_uses(b, caps);
+        }
+        CExpr::GlobalCell(.., i) => cap_uses(i, caps),
+        _ => {}
+    }
+}

@@ -1,0 +1,124 @@
+//! Counterexample traces: a concrete run from an initial state, step by step,
+//! in terms a user recognises (thread instance, transition label, variable
+//! values after the step).
+
+use crate::program::Explorer;
+use serde_json::{Map, Value};
+
+pub type Vars = Vec<(String, Value)>;
+
+#[derive(Clone, Debug)]
+pub struct TraceStep {
+    pub thread: String,
+    pub transition: String,
+    /// Globals after the step.
+    pub globals: Vars,
+    /// The moving thread's locals after the step, `pc` first.
+    pub locals: Vars,
+}
+
+#[derive(Clone, Debug)]
+pub struct Trace {
+    pub initial_globals: Vars,
+    /// Every thread's initial locals, by instance name.
+    pub initial_locals: Vec<(String, Vars)>,
+    pub steps: Vec<TraceStep>,
+    /// For a run-time model error: what failed in the last state.
+    pub failure: Option<String>,
+}
+
+/// One concrete state: global store id and one local store id per thread.
+pub type StateIds = (u32, Vec<u32>);
+
+impl Trace {
+    /// Builds a trace from the initial state and the `(thread, transition,
+    /// state after)` steps.
+    pub fn build(exp: &Explorer, initial: &StateIds, steps: &[(usize, u32, StateIds)]) -> Trace {
+        let prog = exp.prog;
+        let initial_locals = (0..prog.threads.len())
+            .map(|t| {
+                let tpl = prog.template_of(t);
+                (prog.threads[t].name.clone(), tpl.render_local(exp.local(t, initial.1[t])))
+            })
+            .collect();
+        let steps = steps
+            .iter()
+            .map(|(t, tr, (g, ls))| {
+                let tpl = prog.template_of(*t);
+                TraceStep {
+                    thread: prog.threads[*t].name.clone(),
+                    transition: tpl.transitions[*tr as usize].label.clone(),
+                    globals: prog.globals.render(exp.globals.get(*g)),
+                    locals: tpl.render_local(exp.local(*t, ls[*t])),
+                }
+            })
+            .collect();
+        Trace {
+            initial_globals: prog.globals.render(exp.globals.get(initial.0)),
+            initial_locals,
+            steps,
+            failure: None,
+        }
+    }
+
+    pub fn to_json(&self) -> Value {
+        let obj = |vars: &Vars| Value::Object(vars.iter().cloned().collect::<Map<_, _>>());
+        let mut m = Map::new();
+        m.insert("initial".into(), serde_json::json!({
+            "globals": obj(&self.initial_globals),
+            "locals": Value::Object(self.initial_locals.iter().map(|(n, v)| (n.clone(), obj(v))).collect()),
+        }));
+        m.insert(
+            "steps".into(),
+            Value::Array(
+                self.steps
+                    .iter()
+                    .map(|s| {
+                        serde_json::json!({
+                            "thread": s.thread,
+                            "transition": s.transition,
+                            "globals": obj(&s.globals),
+                            "locals": obj(&s.locals),
+                        })
+                    })
+                    .collect(),
+            ),
+        );
+        if let Some(f) = &self.failure {
+            m.insert("failure".into(), Value::String(f.clone()));
+        }
+        Value::Object(m)
+    }
+
+    /// Human-readable lines, one per step.
+    pub fn to_text(&self) -> String {
+        let show = |vars: &Vars| vars.iter().map(|(k, v)| format!("{k}={}", plain(v))).collect::<Vec<_>>().join(" ");
+        let mut out = String::new();
+        let locals: Vec<String> = self
+            .initial_locals
+            .iter()
+            .map(|(n, v)| format!("{n}:{}", show(v).trim_start_matches("pc=")))
+            .collect();
+        let width = self.steps.iter().map(|s| s.thread.len() + s.transition.len() + 3).max().unwrap_or(0).max(13);
+        out.push_str(&format!("    0  {:<width$} {}  | {}\n", "initial state", show(&self.initial_globals), locals.join(" ")));
+        for (i, s) in self.steps.iter().enumerate() {
+            let head = format!("{} {}", s.thread, quote(&s.transition));
+            out.push_str(&format!("    {:<2} {:<width$} {}  | {}: {}\n", i + 1, head, show(&s.globals), s.thread, show(&s.locals).trim_start_matches("pc=")));
+        }
+        if let Some(f) = &self.failure {
+            out.push_str(&format!("       then: {f}\n"));
+        }
+        out
+    }
+}
+
+fn quote(s: &str) -> String {
+    format!("\"{s}\"")
+}
+
+fn plain(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
