@@ -1,7 +1,10 @@
 //! The fixpoint engines over one compiled program, and what they share:
 //! options, budgets, property selection.
 
+pub mod cartesian;
+pub mod exceptions;
 pub mod standard;
+pub mod thread_modular;
 
 use crate::program::{Mode, Program, Verdict};
 use crate::report::{Outcome, RunReport, Witness};
@@ -87,6 +90,7 @@ pub fn check(prog: &Program, mode: Mode, opts: &CheckOptions) -> Result<RunRepor
     }
     match mode {
         Mode::Standard => Ok(standard::run(prog, opts)),
-        Mode::ThreadModular | Mode::CartesianExc => Err(format!("mode {} is not available yet", mode.name())),
+        Mode::ThreadModular => thread_modular::run(prog, opts),
+        Mode::CartesianExc => cartesian::run(prog, opts),
     }
 }

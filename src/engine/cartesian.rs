@@ -1,0 +1,381 @@
+//! `cartesian-exc`: Cartesian abstraction with exception sets (Malkis,
+//! Podelski and Rybalchenko, "Precise thread-modular verification",
+//! Sections 3 to 5). Computes
+//!
+//!   lfp λX. α_cart ∘ α_E (init ∪ post(γ_E ∘ γ_cart X))
+//!
+//! over (2^(Glob×Loc))^n, represented per global store g as one product
+//! X(g) = X_1(g) × … × X_n(g) of bitsets over local stores (equation (1) of
+//! Prop. 9). γ_cart is never enumerated: a thread step from a product gives
+//! a product (the other components unchanged), and α_c(P \ E(g)) is computed
+//! from E's maximized antichain by Prop. 8 (see `exceptions::Relevant`).
+//! post(γ_E ∘ γ_cart X) = post(γ_cart X) ∪ post(E); E is constant, so post(E)
+//! is computed once. A worklist of global stores re-processes only the g
+//! whose product grew.
+
+use super::exceptions::{BitSet, ExceptionSet, Product, Relevant};
+use super::{Budget, CheckOptions, model_error_outcome, selected_properties};
+use crate::program::{Explorer, Mode, Program, Val, Verdict};
+use crate::property::Decider;
+use crate::report::{Outcome, RunReport, Stats, Witness};
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde_json::{Value, json};
+use std::collections::VecDeque;
+use std::time::Instant;
+
+/// Local stores enumerated per template at most (bitset width).
+const MAX_LOCALS: usize = 1 << 16;
+/// Global stores enumerated at most to instantiate exception entries.
+const MAX_GLOBALS: usize = 1 << 20;
+
+/// Where E comes from.
+pub enum Exceptions<'a> {
+    /// The model's `exceptions` entries (or `--exceptions FILE`).
+    Model,
+    /// Explicit states (tests: E = the reachable set).
+    States(&'a [(u32, Vec<u32>)]),
+}
+
+/// The fixpoint and the context it was computed in.
+pub struct Cartesian<'p> {
+    pub exp: Explorer<'p>,
+    /// Per thread: the number of local stores of its template.
+    pub universe: Vec<usize>,
+    pub exceptions: ExceptionSet,
+    /// X(g) per global store: one component per thread, all non-empty.
+    pub x: FxHashMap<u32, Product>,
+    /// First run-time model error of a step of the abstraction.
+    pub model_error: Option<(usize, u32, u32, String)>,
+    /// Abstract post products computed.
+    pub posts: u64,
+    /// Times a global store was (re-)processed.
+    pub rounds: u64,
+    /// Set when a budget stopped the computation (the result is partial).
+    pub stopped: Option<String>,
+}
+
+impl<'p> Cartesian<'p> {
+    /// Prepares the explorer: every local store of every template is
+    /// interned up front, so local ids are dense and bitsets have fixed width.
+    pub fn explorer(prog: &'p Program) -> Result<(Explorer<'p>, Vec<usize>), String> {
+        let mut exp = Explorer::new(prog);
+        let mut per_template = Vec::new();
+        for (ti, tpl) in prog.templates.iter().enumerate() {
+            let mut domains: Vec<(i64, i64)> = vec![(0, tpl.locations.len() as i64 - 1)];
+            for v in &tpl.locals.vars {
+                for _ in 0..v.len.unwrap_or(1) {
+                    domains.push((v.domain.min, v.domain.max));
+                }
+            }
+            let stores = enumerate(&domains, MAX_LOCALS).ok_or_else(|| {
+                format!("cartesian-exc enumerates every local store of a template, and `{}` has more than {MAX_LOCALS}; use thread-modular or standard", tpl.name)
+            })?;
+            for s in &stores {
+                exp.locals[ti].intern(s);
+            }
+            per_template.push(stores.len());
+        }
+        let universe = prog.threads.iter().map(|t| per_template[t.template as usize]).collect();
+        Ok((exp, universe))
+    }
+
+    pub fn compute(prog: &'p Program, source: Exceptions, opts: &CheckOptions) -> Result<Cartesian<'p>, String> {
+        let (mut exp, universe) = Cartesian::explorer(prog)?;
+        let exceptions = match source {
+            Exceptions::States(states) => ExceptionSet::from_states(states, &universe),
+            Exceptions::Model if prog.exceptions.is_empty() => ExceptionSet::default(),
+            Exceptions::Model => {
+                let mut domains = Vec::new();
+                for v in &prog.globals.vars {
+                    for _ in 0..v.len.unwrap_or(1) {
+                        domains.push((v.domain.min, v.domain.max));
+                    }
+                }
+                let stores = enumerate(&domains, MAX_GLOBALS).ok_or_else(|| {
+                    format!("the exception entries range over more than {MAX_GLOBALS} global stores; restrict the model's globals")
+                })?;
+                let gs: Vec<u32> = stores.iter().map(|s| exp.globals.intern(s)).collect();
+                ExceptionSet::from_entries(&exp, &gs, &universe).map_err(|e| format!("evaluating the exception set: {}", e.0))?
+            }
+        };
+        let mut c = Cartesian { exp, universe, exceptions, x: FxHashMap::default(), model_error: None, posts: 0, rounds: 0, stopped: None };
+        c.run(opts);
+        Ok(c)
+    }
+
+    fn run(&mut self, opts: &CheckOptions) {
+        let prog = self.exp.prog;
+        let n = prog.threads.len();
+        let budget = Budget::new(opts);
+        let mut queue = Worklist::default();
+        // init: per initial global store, the product of initial local sets.
+        let init_g: Vec<u32> = prog.init_globals.iter().map(|g| self.exp.globals.intern(g)).collect();
+        let init_base: Product = (0..n)
+            .map(|t| {
+                let mut b = BitSet::empty(self.universe[t]);
+                for l in &prog.template_of(t).init {
+                    b.insert(self.exp.intern_local(t, l));
+                }
+                b
+            })
+            .collect();
+        for g in init_g {
+            let rel = Relevant::new(&init_base, self.exceptions.products(g));
+            if let Some(rm) = rel.subtract(None) {
+                join(&mut self.x, &mut queue, g, &init_base, None, &rm);
+            }
+        }
+        // post(E), once.
+        let mut eg: Vec<u32> = self.exceptions.by_global.keys().copied().collect();
+        eg.sort_unstable();
+        for g in eg {
+            let products = self.exceptions.products(g).to_vec();
+            for c in &products {
+                self.post_product(g, c, &mut queue);
+            }
+        }
+        // The fixpoint over X.
+        while let Some(g) = queue.pop() {
+            if let Some(why) = budget.exceeded(self.posts as usize) {
+                self.stopped = Some(why);
+                return;
+            }
+            self.rounds += 1;
+            let base = self.x[&g].clone();
+            self.post_product(g, &base, &mut queue);
+        }
+    }
+
+    /// Joins α_c(post_i(P) \ E) into X for every thread i, where P = {g} × base.
+    fn post_product(&mut self, g: u32, base: &Product, queue: &mut Worklist) {
+        let n = base.len();
+        let mut relevant: FxHashMap<u32, Relevant> = FxHashMap::default();
+        for i in 0..n {
+            let mut seen: FxHashSet<(u32, u32)> = FxHashSet::default();
+            for l in base[i].iter() {
+                let succs = self.exp.successors(i, g, l);
+                if let (Some((_, msg)), None) = (&succs.error, &self.model_error) {
+                    self.model_error = Some((i, g, l, msg.clone()));
+                }
+                for s in &succs.steps {
+                    if !seen.insert((s.g, s.l)) {
+                        continue;
+                    }
+                    self.posts += 1;
+                    let rel = relevant.entry(s.g).or_insert_with(|| Relevant::new(base, self.exceptions.products(s.g)));
+                    if let Some(rm) = rel.subtract(Some((i, s.l))) {
+                        join(&mut self.x, queue, s.g, base, Some((i, s.l)), &rm);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Is the concrete state in γ_cart(X) ∪ E?
+    pub fn contains(&self, g: u32, ls: &[u32]) -> bool {
+        let in_x = self.x.get(&g).is_some_and(|p| p.iter().zip(ls).all(|(c, &l)| c.contains(l)));
+        in_x || self.exceptions.contains(g, ls)
+    }
+
+    /// Thread states of the Cartesian part, per thread: the sets {(g, l)}.
+    pub fn thread_states(&self, t: usize) -> FxHashSet<(u32, u32)> {
+        self.x.iter().flat_map(|(g, p)| p[t].iter().map(move |l| (*g, l))).collect()
+    }
+
+    fn show_product(&self, g: u32, p: &Product) -> (Value, String) {
+        let prog = self.exp.prog;
+        let gs = self.exp.globals.get(g);
+        let comps: Vec<Vec<String>> = p
+            .iter()
+            .enumerate()
+            .map(|(t, c)| c.iter().map(|l| prog.template_of(t).show_local(self.exp.local(t, l))).collect())
+            .collect();
+        let text = format!(
+            "[{}] {}",
+            prog.show_global(gs),
+            comps.iter().map(|c| format!("{{{}}}", c.join(","))).collect::<Vec<_>>().join(" × ")
+        );
+        let global = Value::Object(prog.globals.render(gs).into_iter().collect());
+        (json!({"global": global, "threads": comps}), text)
+    }
+
+    /// The fixpoint as the paper prints it: per global store, a product;
+    /// then E.
+    pub fn invariant(&self) -> (Value, String) {
+        let mut gs: Vec<u32> = self.x.keys().copied().collect();
+        gs.sort_by(|a, b| self.exp.globals.get(*a).cmp(self.exp.globals.get(*b)));
+        let mut text = String::from("  invariant (Cartesian part per global store, then the exception set E):\n");
+        let mut products = Vec::new();
+        for g in gs {
+            let (v, t) = self.show_product(g, &self.x[&g]);
+            text.push_str(&format!("    {t}\n"));
+            products.push(v);
+        }
+        let mut eg: Vec<u32> = self.exceptions.by_global.keys().copied().collect();
+        eg.sort_by(|a, b| self.exp.globals.get(*a).cmp(self.exp.globals.get(*b)));
+        let mut exceptions = Vec::new();
+        for g in eg {
+            for p in self.exceptions.products(g) {
+                let (v, t) = self.show_product(g, p);
+                text.push_str(&format!("    E: {t}\n"));
+                exceptions.push(v);
+            }
+        }
+        (json!({"products": products, "exceptions": exceptions}), text)
+    }
+}
+
+#[derive(Default)]
+struct Worklist {
+    queue: VecDeque<u32>,
+    queued: FxHashSet<u32>,
+}
+
+impl Worklist {
+    fn push(&mut self, g: u32) {
+        if self.queued.insert(g) {
+            self.queue.push_back(g);
+        }
+    }
+    fn pop(&mut self) -> Option<u32> {
+        let g = self.queue.pop_front()?;
+        self.queued.remove(&g);
+        Some(g)
+    }
+}
+
+/// X(g) ⊔= (base with component i := {l}) minus the removals; re-queues g
+/// when it grew. Nothing is joined when a component would become empty.
+fn join(x: &mut FxHashMap<u32, Product>, queue: &mut Worklist, g: u32, base: &Product, replace: Option<(usize, u32)>, removals: &[(usize, &BitSet)]) {
+    let mut changed_comps: Vec<(usize, BitSet)> = Vec::new();
+    if let Some((i, l)) = replace {
+        changed_comps.push((i, base[i].singleton_like(l)));
+    }
+    for (k, set) in removals {
+        let pos = match changed_comps.iter().position(|(j, _)| j == k) {
+            Some(p) => p,
+            None => {
+                changed_comps.push((*k, base[*k].clone()));
+                changed_comps.len() - 1
+            }
+        };
+        changed_comps[pos].1.difference_with(set);
+    }
+    if changed_comps.iter().any(|(_, c)| c.is_empty()) {
+        return;
+    }
+    let n = base.len();
+    let target = x.entry(g).or_insert_with(|| base.iter().map(|b| b.cleared()).collect());
+    let mut grew = false;
+    for j in 0..n {
+        match changed_comps.iter().find(|(k, _)| *k == j) {
+            Some((_, c)) => grew |= target[j].union_with(c),
+            None => grew |= target[j].union_with(&base[j]),
+        }
+    }
+    if grew {
+        queue.push(g);
+    }
+}
+
+/// Every store over the slot domains, in mixed-radix order; `None` if there
+/// are more than `limit`.
+fn enumerate(domains: &[(i64, i64)], limit: usize) -> Option<Vec<Vec<Val>>> {
+    let total: f64 = domains.iter().map(|(a, b)| (b - a + 1) as f64).product();
+    if total > limit as f64 {
+        return None;
+    }
+    let mut out: Vec<Vec<Val>> = vec![Vec::with_capacity(domains.len())];
+    for &(lo, hi) in domains {
+        out = out
+            .into_iter()
+            .flat_map(|s| {
+                (lo..=hi).map(move |v| {
+                    let mut s = s.clone();
+                    s.push(v as Val);
+                    s
+                })
+            })
+            .collect();
+    }
+    Some(out)
+}
+
+pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, String> {
+    let start = Instant::now();
+    let props = selected_properties(prog, &opts.properties);
+    let deciders: Vec<Decider> = props
+        .iter()
+        .map(|&p| Decider::new(prog, &prog.properties[p].error).map_err(|u| format!("property `{}` cannot be decided by cartesian-exc: {}", prog.properties[p].name, u.0)))
+        .collect::<Result<_, _>>()?;
+    let c = Cartesian::compute(prog, Exceptions::Model, opts)?;
+    let n = prog.threads.len();
+    // γ_E(γ_cart X) = γ_cart(X) ∪ E: the products to decide properties on.
+    let mut products: Vec<(u32, &Product, &'static str)> = c.x.iter().map(|(g, p)| (*g, p, "the Cartesian part")).collect();
+    for (g, ps) in &c.exceptions.by_global {
+        products.extend(ps.iter().map(|p| (*g, p, "the exception set")));
+    }
+    products.sort_by_key(|(g, _, _)| *g);
+    let mut outcomes = Vec::new();
+    for (k, &p) in props.iter().enumerate() {
+        let name = prog.properties[p].name.clone();
+        let mut found = None;
+        for (g, prod, part) in &products {
+            let cands: Vec<Vec<u32>> = prod.iter().map(|b| b.iter().collect()).collect();
+            let refs: Vec<&[u32]> = cands.iter().map(Vec::as_slice).collect();
+            match deciders[k].witness(&c.exp, *g, &refs) {
+                Ok(Some(choice)) => {
+                    found = Some((*g, choice, *part));
+                    break;
+                }
+                Ok(None) => {}
+                Err(e) => return Err(format!("evaluating property `{name}`: {}", e.0)),
+            }
+        }
+        outcomes.push(match (found, &c.stopped) {
+            (Some((g, choice, part)), _) => Outcome {
+                property: name,
+                verdict: Verdict::Unknown,
+                reason: format!("alarm: an error state is in {part} of the over-approximation (possibly spurious)"),
+                trace: None,
+                witness: Some(Witness {
+                    globals: prog.globals.render(c.exp.globals.get(g)),
+                    threads: (0..n).map(|t| (prog.threads[t].name.clone(), prog.template_of(t).show_local(c.exp.local(t, choice[t])), Vec::new())).collect(),
+                }),
+            },
+            (None, Some(why)) => Outcome { property: name, verdict: Verdict::Unknown, reason: format!("{why} before the fixpoint was reached; no error in the part computed"), trace: None, witness: None },
+            (None, None) => Outcome {
+                property: name,
+                verdict: Verdict::Safe,
+                reason: format!("proved: no error state in the Cartesian invariant with {} exception products", c.exceptions.size()),
+                trace: None,
+                witness: None,
+            },
+        });
+    }
+    outcomes.push(match &c.model_error {
+        None if c.stopped.is_some() => model_error_outcome(Verdict::Unknown, "not fully checked: a budget stopped the computation".into(), None, None),
+        None => model_error_outcome(Verdict::Safe, "proved: no run-time error in the over-approximation".into(), None, None),
+        Some((t, g, l, msg)) => model_error_outcome(
+            Verdict::Unknown,
+            format!("alarm: a run-time error is possible in the over-approximation: {msg}"),
+            None,
+            Some(Witness {
+                globals: prog.globals.render(c.exp.globals.get(*g)),
+                threads: vec![(prog.threads[*t].name.clone(), prog.template_of(*t).show_local(c.exp.local(*t, *l)), Vec::new())],
+            }),
+        ),
+    });
+    let mut stats = Stats::default();
+    // `states` counts thread states (g, l) in the Cartesian part.
+    stats.push("states", c.x.values().map(|p| p.iter().map(BitSet::len).sum::<usize>()).sum::<usize>() as u64);
+    stats.push("exception_products", c.exceptions.size() as u64);
+    stats.push("transitions", c.posts);
+    stats.push("rounds", c.rounds);
+    if c.exceptions.incomplete {
+        stats.push("note", "exception set not fully maximized (bound reached): sound, possibly less precise");
+    }
+    stats.finish(start.elapsed());
+    let invariant = opts.show_invariant.then(|| c.invariant());
+    Ok(RunReport { model: prog.name.clone(), mode: Mode::CartesianExc, outcomes, stats, invariant })
+}

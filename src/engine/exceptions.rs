@@ -1,0 +1,371 @@
+//! Exception sets as unions of Cartesian products (Malkis, Podelski and
+//! Rybalchenko, Section 4.3): per global store g, a maximized antichain M(g)
+//! of products of per-thread local-store sets, and the operation at the
+//! heart of Props. 8 and 9: α_c(P \ E(g)) for a product P, computed from the
+//! restrictions E_{j,r} without enumerating P.
+
+use crate::program::{Ctx, EvalError, ExceptionShape, Explorer, Val};
+use rustc_hash::FxHashMap;
+
+/// A set of local-store ids of one template, as a bitset.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct BitSet(Box<[u64]>);
+
+impl BitSet {
+    pub fn empty(universe: usize) -> BitSet {
+        BitSet(vec![0; universe.div_ceil(64)].into())
+    }
+    pub fn full(universe: usize) -> BitSet {
+        let mut b = BitSet::empty(universe);
+        for i in 0..universe {
+            b.insert(i as u32);
+        }
+        b
+    }
+    pub fn single(universe: usize, x: u32) -> BitSet {
+        let mut b = BitSet::empty(universe);
+        b.insert(x);
+        b
+    }
+    /// An empty set of the same width.
+    pub fn cleared(&self) -> BitSet {
+        BitSet(vec![0; self.0.len()].into())
+    }
+    /// `{x}`, of the same width as `self`.
+    pub fn singleton_like(&self, x: u32) -> BitSet {
+        let mut b = self.cleared();
+        b.insert(x);
+        b
+    }
+    pub fn insert(&mut self, x: u32) -> bool {
+        let (w, m) = ((x / 64) as usize, 1u64 << (x % 64));
+        let new = self.0[w] & m == 0;
+        self.0[w] |= m;
+        new
+    }
+    pub fn contains(&self, x: u32) -> bool {
+        let w = (x / 64) as usize;
+        w < self.0.len() && self.0[w] & (1u64 << (x % 64)) != 0
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|w| *w == 0)
+    }
+    pub fn len(&self) -> usize {
+        self.0.iter().map(|w| w.count_ones() as usize).sum()
+    }
+    pub fn is_subset(&self, other: &BitSet) -> bool {
+        self.0.iter().zip(other.0.iter()).all(|(a, b)| a & !b == 0)
+    }
+    pub fn intersects(&self, other: &BitSet) -> bool {
+        self.0.iter().zip(other.0.iter()).any(|(a, b)| a & b != 0)
+    }
+    /// `self |= other`; true when something was added.
+    pub fn union_with(&mut self, other: &BitSet) -> bool {
+        let mut changed = false;
+        for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
+            let n = *a | b;
+            changed |= n != *a;
+            *a = n;
+        }
+        changed
+    }
+    pub fn intersect_with(&mut self, other: &BitSet) {
+        for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
+            *a &= b;
+        }
+    }
+    pub fn difference_with(&mut self, other: &BitSet) {
+        for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
+            *a &= !b;
+        }
+    }
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.0.iter().enumerate().flat_map(|(w, &bits)| {
+            let mut bits = bits;
+            std::iter::from_fn(move || {
+                if bits == 0 {
+                    return None;
+                }
+                let b = bits.trailing_zeros();
+                bits &= bits - 1;
+                Some(w as u32 * 64 + b)
+            })
+        })
+    }
+}
+
+/// A Cartesian product of per-thread local-store sets.
+pub type Product = Vec<BitSet>;
+
+/// Is the product empty (some component empty)? (Lemma 5's side condition.)
+pub fn product_is_empty(p: &[BitSet]) -> bool {
+    p.iter().any(BitSet::is_empty)
+}
+
+/// P ⊆ Q for non-empty products (Lemma 5).
+pub fn product_subset(p: &[BitSet], q: &[BitSet]) -> bool {
+    p.iter().zip(q).all(|(a, b)| a.is_subset(b))
+}
+
+/// Where maximization stops: products per global store and rounds. Past
+/// these the antichain may not be maximized, which keeps results sound but
+/// can cost precision (reported as a note).
+const MAX_PRODUCTS: usize = 20_000;
+const MAX_ROUNDS: usize = 64;
+
+/// The exception set E: per global store, a maximized antichain of products.
+#[derive(Clone, Debug, Default)]
+pub struct ExceptionSet {
+    pub by_global: FxHashMap<u32, Vec<Product>>,
+    /// Set when maximization was cut short.
+    pub incomplete: bool,
+}
+
+impl ExceptionSet {
+    pub fn products(&self, g: u32) -> &[Product] {
+        self.by_global.get(&g).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_global.values().all(Vec::is_empty)
+    }
+
+    /// Number of products over all global stores.
+    pub fn size(&self) -> usize {
+        self.by_global.values().map(Vec::len).sum()
+    }
+
+    /// Builds E from the model's exception entries. `all_globals` are the
+    /// global stores over which entries are instantiated (interned in `exp`);
+    /// `universe[t]` is the number of local stores of thread t's template.
+    pub fn from_entries(exp: &Explorer, all_globals: &[u32], universe: &[usize]) -> Result<ExceptionSet, EvalError> {
+        let prog = exp.prog;
+        let n = prog.threads.len();
+        let mut set = ExceptionSet::default();
+        for entry in &prog.exceptions {
+            for &g in all_globals {
+                let gs = exp.globals.get(g);
+                if let Some(w) = &entry.when
+                    && w.eval(&Ctx::global(gs, None))? == 0
+                {
+                    continue;
+                }
+                let sat = |t: usize, pred: &crate::program::CExpr| -> Result<BitSet, EvalError> {
+                    let mut b = BitSet::empty(universe[t]);
+                    for l in 0..universe[t] as u32 {
+                        if local_pred(exp, pred, gs, t, l)? {
+                            b.insert(l);
+                        }
+                    }
+                    Ok(b)
+                };
+                let mut products = Vec::new();
+                match &entry.shape {
+                    ExceptionShape::Product(per) => {
+                        let mut p = Vec::with_capacity(n);
+                        for (t, pred) in per.iter().enumerate() {
+                            p.push(match pred {
+                                Some(e) => sat(t, e)?,
+                                None => BitSet::full(universe[t]),
+                            });
+                        }
+                        products.push(p);
+                    }
+                    ExceptionShape::OneOthers { one, others, over } => {
+                        let mut ones = Vec::with_capacity(n);
+                        let mut rest = Vec::with_capacity(n);
+                        let mut member = vec![false; n];
+                        for &t in over {
+                            member[t as usize] = true;
+                        }
+                        for t in 0..n {
+                            if member[t] {
+                                ones.push(sat(t, one)?);
+                                rest.push(sat(t, others)?);
+                            } else {
+                                let f = BitSet::full(universe[t]);
+                                ones.push(f.clone());
+                                rest.push(f);
+                            }
+                        }
+                        // C(i) = others^(i-1) × one × others^(n-i) over `over`.
+                        for &i in over {
+                            let mut p = rest.clone();
+                            p[i as usize] = ones[i as usize].clone();
+                            products.push(p);
+                        }
+                    }
+                }
+                set.by_global.entry(g).or_default().extend(products);
+            }
+        }
+        set.maximize();
+        Ok(set)
+    }
+
+    /// E from explicit states `(g, l_1..l_n)` (tests: E = the reachable set).
+    pub fn from_states(states: &[(u32, Vec<u32>)], universe: &[usize]) -> ExceptionSet {
+        let mut set = ExceptionSet::default();
+        for (g, ls) in states {
+            let p: Product = ls.iter().enumerate().map(|(t, &l)| BitSet::single(universe[t], l)).collect();
+            set.by_global.entry(*g).or_default().push(p);
+        }
+        set.maximize();
+        set
+    }
+
+    /// Turns every per-g list into a maximized antichain: all maximal
+    /// products inside the union (Prop. 3), by iterated consensus (the
+    /// multi-valued analogue of computing prime implicants) and absorption.
+    pub fn maximize(&mut self) {
+        for products in self.by_global.values_mut() {
+            if !maximize_products(products) {
+                self.incomplete = true;
+            }
+        }
+        self.by_global.retain(|_, v| !v.is_empty());
+    }
+
+    /// Is the concrete state `(g, ls)` in E?
+    pub fn contains(&self, g: u32, ls: &[u32]) -> bool {
+        self.products(g).iter().any(|p| p.iter().zip(ls).all(|(c, &l)| c.contains(l)))
+    }
+}
+
+/// Evaluates a per-thread local predicate at global store `gs`.
+fn local_pred(exp: &Explorer, pred: &crate::program::CExpr, gs: &[Val], t: usize, l: u32) -> Result<bool, EvalError> {
+    let prog = exp.prog;
+    let ctx = Ctx {
+        g: gs,
+        thread: t,
+        tid: prog.threads[t].tid,
+        template: prog.threads[t].template as usize,
+        l: exp.local(t, l),
+        state: None,
+        terms: &[],
+    };
+    Ok(pred.eval(&ctx)? != 0)
+}
+
+/// Removes empty and absorbed products, then closes under consensus.
+/// Returns false when a bound stopped it early.
+fn maximize_products(products: &mut Vec<Product>) -> bool {
+    products.retain(|p| !product_is_empty(p));
+    absorb(products);
+    let n = products.first().map_or(0, Vec::len);
+    for _ in 0..MAX_ROUNDS {
+        let mut fresh: Vec<Product> = Vec::new();
+        for a in 0..products.len() {
+            for b in a + 1..products.len() {
+                let (p, q) = (&products[a], &products[b]);
+                let disjoint: Vec<usize> = (0..n).filter(|&k| !p[k].intersects(&q[k])).take(2).collect();
+                let vars: Vec<usize> = match disjoint.len() {
+                    0 => (0..n).filter(|&k| !p[k].is_subset(&q[k]) && !q[k].is_subset(&p[k])).collect(),
+                    1 => vec![disjoint[0]],
+                    _ => continue,
+                };
+                for k in vars {
+                    // Consensus on k: union at k, intersection elsewhere.
+                    let c: Product = (0..n)
+                        .map(|j| {
+                            let mut s = p[j].clone();
+                            if j == k {
+                                s.union_with(&q[j]);
+                            } else {
+                                s.intersect_with(&q[j]);
+                            }
+                            s
+                        })
+                        .collect();
+                    if product_is_empty(&c) || products.iter().chain(fresh.iter()).any(|x| product_subset(&c, x)) {
+                        continue;
+                    }
+                    fresh.push(c);
+                    if products.len() + fresh.len() > MAX_PRODUCTS {
+                        products.extend(fresh);
+                        absorb(products);
+                        return false;
+                    }
+                }
+            }
+        }
+        if fresh.is_empty() {
+            return true;
+        }
+        products.extend(fresh);
+        absorb(products);
+    }
+    false
+}
+
+/// Keeps only products not contained in another (an antichain); of equal
+/// products, the first.
+fn absorb(products: &mut Vec<Product>) {
+    let mut keep = vec![true; products.len()];
+    for i in 0..products.len() {
+        for j in 0..products.len() {
+            if i != j && keep[j] && product_subset(&products[i], &products[j]) && (products[i] != products[j] || j < i) {
+                keep[i] = false;
+                break;
+            }
+        }
+    }
+    let mut it = keep.into_iter();
+    products.retain(|_| it.next().unwrap_or(false));
+}
+
+/// For a product `base` with component `i` replaced (the shape of every
+/// successor product), the relevant exception products of one target g:
+/// those C with at most two components k where base_k ⊄ C_k. Computed once
+/// per (base, g) and reused for every replaced component.
+pub struct Relevant<'e> {
+    /// (C, the components where base ⊄ C: at most two).
+    items: Vec<(&'e Product, [usize; 2], u8)>,
+}
+
+impl<'e> Relevant<'e> {
+    pub fn new(base: &[BitSet], products: &'e [Product]) -> Relevant<'e> {
+        let mut items = Vec::new();
+        'c: for c in products {
+            let mut bad = [usize::MAX; 2];
+            let mut nbad = 0u8;
+            for (k, (b, ck)) in base.iter().zip(c.iter()).enumerate() {
+                if !b.is_subset(ck) {
+                    if nbad == 2 {
+                        continue 'c;
+                    }
+                    bad[nbad as usize] = k;
+                    nbad += 1;
+                }
+            }
+            items.push((c, bad, nbad));
+        }
+        Relevant { items }
+    }
+
+    /// α_c(P \ E(g)) for P = base, or base with component i := {single},
+    /// by Prop. 8: r survives at j iff r ∈ P_j and no C has r ∈ C_j and
+    /// P_k ⊆ C_k for all k ≠ j. Returns the components to remove (`None`:
+    /// P ⊆ E, nothing survives), as (component, set) pairs.
+    pub fn subtract(&self, replace: Option<(usize, u32)>) -> Option<Vec<(usize, &'e BitSet)>> {
+        let mut removals = Vec::new();
+        for (c, bad, nbad) in &self.items {
+            // K(C, P): the components where P_k ⊄ C_k. C matters only when
+            // |K| <= 1; with K = {k} it removes C_k from P_k.
+            let skip = replace.map(|(i, _)| i);
+            let mut others = bad[..*nbad as usize].iter().filter(|&&b| Some(b) != skip);
+            let first = others.next().copied();
+            if others.next().is_some() {
+                continue;
+            }
+            let in_ci = replace.is_none_or(|(i, single)| c[i].contains(single));
+            match (first, in_ci) {
+                (None, true) => return None,
+                (Some(k), true) => removals.push((k, &c[k])),
+                // K = {i}: removes nothing from {single}.
+                _ => {}
+            }
+        }
+        Some(removals)
+    }
+}
