@@ -32,8 +32,10 @@ const MAX_GLOBALS: usize = 1 << 20;
 pub enum Exceptions<'a> {
     /// The model's `exceptions` entries (or `--exceptions FILE`).
     Model,
-    /// Explicit states (tests: E = the reachable set).
-    States(&'a [(u32, Vec<u32>)]),
+    /// Explicit states as values (tests: E = the reachable set).
+    States(&'a [(Vec<Val>, Vec<Vec<Val>>)]),
+    /// No exceptions, whatever the model says.
+    Empty,
 }
 
 /// The fixpoint and the context it was computed in.
@@ -82,7 +84,14 @@ impl<'p> Cartesian<'p> {
     pub fn compute(prog: &'p Program, source: Exceptions, opts: &CheckOptions) -> Result<Cartesian<'p>, String> {
         let (mut exp, universe) = Cartesian::explorer(prog)?;
         let exceptions = match source {
-            Exceptions::States(states) => ExceptionSet::from_states(states, &universe),
+            Exceptions::States(states) => {
+                let ids: Vec<(u32, Vec<u32>)> = states
+                    .iter()
+                    .map(|(g, ls)| (exp.globals.intern(g), ls.iter().enumerate().map(|(t, l)| exp.intern_local(t, l)).collect()))
+                    .collect();
+                ExceptionSet::from_states(&ids, &universe)
+            }
+            Exceptions::Empty => ExceptionSet::default(),
             Exceptions::Model if prog.exceptions.is_empty() => ExceptionSet::default(),
             Exceptions::Model => {
                 let mut domains = Vec::new();
@@ -177,9 +186,31 @@ impl<'p> Cartesian<'p> {
         in_x || self.exceptions.contains(g, ls)
     }
 
-    /// Thread states of the Cartesian part, per thread: the sets {(g, l)}.
-    pub fn thread_states(&self, t: usize) -> FxHashSet<(u32, u32)> {
-        self.x.iter().flat_map(|(g, p)| p[t].iter().map(move |l| (*g, l))).collect()
+    /// Is the concrete state, given by values, in γ_cart(X) ∪ E?
+    pub fn contains_values(&self, g: &[Val], ls: &[Vec<Val>]) -> bool {
+        let Some(g) = self.exp.globals.lookup(g) else { return false };
+        let ids: Option<Vec<u32>> = ls.iter().enumerate().map(|(t, l)| self.exp.locals[self.exp.template_id(t)].lookup(l)).collect();
+        ids.is_some_and(|ids| self.contains(g, &ids))
+    }
+
+    /// Thread t's states (g, l) in the Cartesian part, as values.
+    pub fn thread_states(&self, t: usize) -> FxHashSet<(Vec<Val>, Vec<Val>)> {
+        self.x
+            .iter()
+            .flat_map(|(g, p)| p[t].iter().map(move |l| (self.exp.globals.get(*g).to_vec(), self.exp.local(t, l).to_vec())))
+            .collect()
+    }
+
+    /// The products of the Cartesian part as values: (globals, per-thread
+    /// sets of local stores).
+    pub fn products(&self) -> Vec<(Vec<Val>, Vec<Vec<Vec<Val>>>)> {
+        self.x
+            .iter()
+            .map(|(g, p)| {
+                let comps = p.iter().enumerate().map(|(t, c)| c.iter().map(|l| self.exp.local(t, l).to_vec()).collect()).collect();
+                (self.exp.globals.get(*g).to_vec(), comps)
+            })
+            .collect()
     }
 
     fn show_product(&self, g: u32, p: &Product) -> (Value, String) {

@@ -4,7 +4,7 @@
 //! a parent link per state rebuilds the trace (as TLC and stateright do).
 
 use super::{Budget, CheckOptions, model_error_outcome, selected_properties};
-use crate::program::{Explorer, Program, Verdict};
+use crate::program::{Explorer, Program, Val, Verdict};
 use crate::property;
 use crate::report::{Outcome, RunReport, Stats};
 use crate::trace::{StateIds, Trace};
@@ -45,127 +45,139 @@ impl Search<'_> {
     }
 }
 
-pub fn run(prog: &Program, opts: &CheckOptions) -> RunReport {
-    let start = Instant::now();
-    let props = selected_properties(prog, &opts.properties);
-    let mut s = Search {
-        exp: Explorer::new(prog),
-        visited: IndexSet::with_hasher(FxBuildHasher),
-        parent: Vec::new(),
-    };
-    for (g, ls) in s.exp.initial_states() {
-        let mut st = vec![g];
-        st.extend(ls);
-        if s.visited.insert(st.into_boxed_slice()) {
-            s.parent.push((ROOT, 0, 0));
+/// What one breadth-first search found.
+struct Found {
+    /// First violating state per checked property.
+    violations: Vec<Option<usize>>,
+    model_error: Option<(usize, String)>,
+    transitions: u64,
+    depth: usize,
+    budget_hit: Option<String>,
+    /// All properties violated: the search stopped there, as SPIN does.
+    stopped_early: bool,
+}
+
+impl<'p> Search<'p> {
+    fn new(prog: &'p Program) -> Search<'p> {
+        let mut s = Search { exp: Explorer::new(prog), visited: IndexSet::with_hasher(FxBuildHasher), parent: Vec::new() };
+        for (g, ls) in s.exp.initial_states() {
+            let mut st = vec![g];
+            st.extend(ls);
+            if s.visited.insert(st.into_boxed_slice()) {
+                s.parent.push((ROOT, 0, 0));
+            }
         }
+        s
     }
-    let n = prog.threads.len();
-    // First violating state per selected property.
-    let mut found: Vec<Option<usize>> = vec![None; props.len()];
-    let mut model_error: Option<(usize, String)> = None;
-    let mut transitions: u64 = 0;
-    let mut depth = 0;
-    let mut level_end = s.visited.len();
-    let mut budget_hit: Option<String> = None;
-    let mut stopped_early = false;
-    let budget = Budget::new(opts);
-    let mut i = 0;
-    'search: while i < s.visited.len() {
-        if i == level_end {
-            depth += 1;
-            level_end = s.visited.len();
-        }
-        let state = s.visited[i].clone();
-        let (g, locals) = (state[0], &state[1..]);
-        for (k, &p) in props.iter().enumerate() {
-            if found[k].is_none() {
-                match property::holds(&prog.properties[p].error, &s.exp, g, locals) {
-                    Ok(true) => found[k] = Some(i),
+
+    /// Breadth-first search (BASIC STEP), checking the given properties on
+    /// every state in BFS order, so the first violation found is shortest.
+    fn bfs(&mut self, props: &[usize], budget: &Budget) -> Found {
+        let prog = self.exp.prog;
+        let n = prog.threads.len();
+        let mut f = Found { violations: vec![None; props.len()], model_error: None, transitions: 0, depth: 0, budget_hit: None, stopped_early: false };
+        let mut level_end = self.visited.len();
+        let mut i = 0;
+        'search: while i < self.visited.len() {
+            if i == level_end {
+                f.depth += 1;
+                level_end = self.visited.len();
+            }
+            let state = self.visited[i].clone();
+            let (g, locals) = (state[0], &state[1..]);
+            for (k, &p) in props.iter().enumerate() {
+                if f.violations[k].is_some() {
+                    continue;
+                }
+                match property::holds(&prog.properties[p].error, &self.exp, g, locals) {
+                    Ok(true) => f.violations[k] = Some(i),
                     Ok(false) => {}
                     Err(e) => {
-                        if model_error.is_none() {
-                            model_error = Some((i, format!("evaluating property `{}`: {}", prog.properties[p].name, e.0)));
+                        if f.model_error.is_none() {
+                            f.model_error = Some((i, format!("evaluating property `{}`: {}", prog.properties[p].name, e.0)));
                         }
                     }
                 }
             }
-        }
-        if found.iter().all(Option::is_some) {
-            // Every property has its counterexample: stop, as SPIN does.
-            stopped_early = true;
-            break;
-        }
-        for t in 0..n {
-            let succs = s.exp.successors(t, g, locals[t]);
-            if let (Some((_, msg)), None) = (&succs.error, &model_error) {
-                model_error = Some((i, format!("{} cannot move: {msg}", prog.threads[t].name)));
+            if !props.is_empty() && f.violations.iter().all(Option::is_some) {
+                f.stopped_early = true;
+                break;
             }
-            for step in &succs.steps {
-                transitions += 1;
-                let mut next = state.clone();
-                next[0] = step.g;
-                next[1 + t] = step.l;
-                if s.visited.insert(next) {
-                    s.parent.push((i as u32, t as u32, step.trans));
-                    if let Some(why) = budget.exceeded(s.visited.len()) {
-                        budget_hit = Some(why);
-                        break 'search;
+            for t in 0..n {
+                let succs = self.exp.successors(t, g, locals[t]);
+                if let (Some((_, msg)), None) = (&succs.error, &f.model_error) {
+                    f.model_error = Some((i, format!("{} cannot move: {msg}", prog.threads[t].name)));
+                }
+                for step in &succs.steps {
+                    f.transitions += 1;
+                    let mut next = state.clone();
+                    next[0] = step.g;
+                    next[1 + t] = step.l;
+                    if self.visited.insert(next) {
+                        self.parent.push((i as u32, t as u32, step.trans));
+                        if let Some(why) = budget.exceeded(self.visited.len()) {
+                            f.budget_hit = Some(why);
+                            break 'search;
+                        }
                     }
                 }
             }
+            i += 1;
         }
-        i += 1;
+        f
     }
+}
+
+/// Every reachable state, as values: (globals, per-thread local stores).
+/// For differential tests against the abstract engines.
+pub fn reachable(prog: &Program) -> Vec<(Vec<Val>, Vec<Vec<Val>>)> {
+    let mut s = Search::new(prog);
+    s.bfs(&[], &Budget::new(&CheckOptions::default()));
+    (0..s.visited.len())
+        .map(|i| {
+            let st = &s.visited[i];
+            let ls = (0..prog.threads.len()).map(|t| s.exp.local(t, st[1 + t]).to_vec()).collect();
+            (s.exp.globals.get(st[0]).to_vec(), ls)
+        })
+        .collect()
+}
+
+pub fn run(prog: &Program, opts: &CheckOptions) -> RunReport {
+    let start = Instant::now();
+    let props = selected_properties(prog, &opts.properties);
+    let mut s = Search::new(prog);
+    let f = s.bfs(&props, &Budget::new(opts));
     let explored = s.visited.len();
+    let depth = f.depth;
     let mut outcomes: Vec<Outcome> = props
         .iter()
-        .zip(&found)
-        .map(|(&p, f)| {
-            let name = prog.properties[p].name.clone();
-            match f {
-                Some(idx) => {
+        .zip(&f.violations)
+        .map(|(&p, v)| {
+            let property = prog.properties[p].name.clone();
+            let (verdict, reason, trace) = match (v, &f.budget_hit) {
+                (Some(idx), _) => {
                     let trace = s.trace(*idx);
-                    Outcome {
-                        property: name,
-                        verdict: Verdict::Unsafe,
-                        reason: format!("an error state is reachable in {} steps", trace.steps.len()),
-                        trace: Some(trace),
-                        witness: None,
-                    }
+                    (Verdict::Unsafe, format!("an error state is reachable in {} steps", trace.steps.len()), Some(trace))
                 }
-                None => match &budget_hit {
-                    Some(why) => Outcome {
-                        property: name,
-                        verdict: Verdict::Unknown,
-                        reason: format!("{why}; no error among the {explored} states explored (to depth {depth})"),
-                        trace: None,
-                        witness: None,
-                    },
-                    None => Outcome {
-                        property: name,
-                        verdict: Verdict::Safe,
-                        reason: format!("no error state among all {explored} reachable states"),
-                        trace: None,
-                        witness: None,
-                    },
-                },
-            }
+                (None, Some(why)) => (Verdict::Unknown, format!("{why}; no error among the {explored} states explored (to depth {depth})"), None),
+                (None, None) => (Verdict::Safe, format!("no error state among all {explored} reachable states"), None),
+            };
+            Outcome { property, verdict, reason, trace, witness: None }
         })
         .collect();
-    outcomes.push(match model_error {
+    outcomes.push(match f.model_error {
         Some((idx, msg)) => {
             let mut trace = s.trace(idx);
             trace.failure = Some(msg.clone());
             model_error_outcome(Verdict::Unsafe, format!("a run-time error is reachable: {msg}"), Some(trace), None)
         }
-        None if budget_hit.is_some() => model_error_outcome(Verdict::Unknown, "no run-time error among the states explored before the budget ran out".into(), None, None),
-        None if stopped_early => model_error_outcome(Verdict::Unknown, "not fully checked: the search stopped at the first property violations".into(), None, None),
+        None if f.budget_hit.is_some() => model_error_outcome(Verdict::Unknown, "no run-time error among the states explored before the budget ran out".into(), None, None),
+        None if f.stopped_early => model_error_outcome(Verdict::Unknown, "not fully checked: the search stopped at the first property violations".into(), None, None),
         None => model_error_outcome(Verdict::Safe, "no run-time error (division by zero, index or range violation) is reachable".into(), None, None),
     });
     let mut stats = Stats::default();
     stats.push("states", explored as u64);
-    stats.push("transitions", transitions);
+    stats.push("transitions", f.transitions);
     stats.push("depth", depth as u64);
     stats.finish(start.elapsed());
     RunReport { model: prog.name.clone(), mode: crate::program::Mode::Standard, outcomes, stats, invariant: None }

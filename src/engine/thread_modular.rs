@@ -11,7 +11,7 @@
 //! has R(t, g, l_t) for every t (decided per g by `property::Decider`).
 
 use super::{CheckOptions, model_error_outcome, selected_properties};
-use crate::program::{Explorer, Mode, Program, Verdict};
+use crate::program::{Explorer, Mode, Program, Val, Verdict};
 use crate::property::Decider;
 use crate::report::{Outcome, RunReport, Stats, Witness};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -120,6 +120,16 @@ impl<'p> ThreadModular<'p> {
                 }
             }
         }
+    }
+
+    /// R for thread t, as values (global store, local store).
+    pub fn reach_values(&self, t: usize) -> FxHashSet<(Vec<Val>, Vec<Val>)> {
+        self.reach[t].keys().map(|&(g, l)| (self.exp.globals.get(g).to_vec(), self.exp.local(t, l).to_vec())).collect()
+    }
+
+    /// G for thread t, as values (global store before, after).
+    pub fn guarantee_values(&self, t: usize) -> FxHashSet<(Vec<Val>, Vec<Val>)> {
+        self.guarantee[t].iter().map(|&(a, b)| (self.exp.globals.get(a).to_vec(), self.exp.globals.get(b).to_vec())).collect()
     }
 
     pub fn reach_size(&self) -> usize {

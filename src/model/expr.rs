@@ -182,10 +182,13 @@ fn lex(src: &str) -> Result<Vec<(Tok, Span)>, ParseError> {
             }
             let text = &src[start..i];
             // A location may be named by digits (`@2`): the parser decides.
-            let value = text.parse::<i64>().map_err(|_| ParseError {
-                message: format!("`{text}` is not a number"),
-                span: Span::new(start, i),
-                label: "expected a decimal integer".into(),
+            let value = text.parse::<i64>().map_err(|_| {
+                let (message, label) = if text.bytes().all(|b| b.is_ascii_digit()) {
+                    (format!("the number `{text}` is too large"), "numbers are 64-bit signed integers")
+                } else {
+                    (format!("`{text}` is not a number"), "expected a decimal integer")
+                };
+                ParseError { message, span: Span::new(start, i), label: label.into() }
             })?;
             out.push((Tok::Int(value), Span::new(start, i)));
             continue;
@@ -203,19 +206,51 @@ fn lex(src: &str) -> Result<Vec<(Tok, Span)>, ParseError> {
             continue;
         }
         let ch = src[i..].chars().next().unwrap_or('?');
+        let span = Span::new(i, i + ch.len_utf8());
+        if ch == '=' {
+            return Err(ParseError {
+                message: "`=` is not an operator: compare with `==`, assign with `:=`".into(),
+                span,
+                label: "use `==` or `:=`".into(),
+            });
+        }
+        let ascii = match ch {
+            '≤' => Some("<="),
+            '≥' => Some(">="),
+            '≠' => Some("!="),
+            '∧' => Some("&&"),
+            '∨' => Some("||"),
+            '¬' => Some("!"),
+            '→' | '⇒' => Some("->"),
+            '≔' => Some(":="),
+            '−' => Some("-"),
+            '×' => Some("*"),
+            _ => None,
+        };
         return Err(ParseError {
             message: format!("unexpected character `{ch}`"),
-            span: Span::new(i, i + ch.len_utf8()),
-            label: "not part of the expression language".into(),
+            span,
+            label: match ascii {
+                Some(a) => format!("write `{a}`"),
+                None => "not part of the expression language".into(),
+            },
         });
     }
     out.push((Tok::End, Span::new(src.len(), src.len())));
     Ok(out)
 }
 
+/// How deeply an expression may nest (parentheses, operators): deep enough
+/// for any model written by hand, shallow enough that the recursive stages
+/// after parsing (resolution, evaluation) cannot run out of stack. Long
+/// `&&` / `||` chains are built balanced, so they stay shallow.
+pub const MAX_DEPTH: usize = 256;
+
 struct Parser {
     toks: Vec<(Tok, Span)>,
     pos: usize,
+    /// Current recursion depth of the parser itself.
+    nesting: usize,
 }
 
 type PResult<T> = Result<T, ParseError>;
@@ -271,38 +306,61 @@ impl Parser {
         }
     }
 
+    fn too_deep(&self) -> ParseError {
+        ParseError {
+            message: format!("the expression is nested too deeply (more than {MAX_DEPTH} levels)"),
+            span: self.span(),
+            label: "split it into smaller parts (a group can name many locations at once)".into(),
+        }
+    }
+    /// Enters a recursive rule; `leave` when it returns.
+    fn enter(&mut self) -> PResult<()> {
+        self.nesting += 1;
+        if self.nesting > MAX_DEPTH {
+            return Err(self.too_deep());
+        }
+        Ok(())
+    }
+    fn leave(&mut self) {
+        self.nesting -= 1;
+    }
+    /// Bounds a left-associative chain `a + b + c …` (its tree depth).
+    fn chain(&self, len: &mut usize) -> PResult<()> {
+        *len += 1;
+        if *len > MAX_DEPTH {
+            return Err(self.too_deep());
+        }
+        Ok(())
+    }
+
     fn expr(&mut self) -> PResult<Expr> {
         self.implies()
     }
     fn implies(&mut self) -> PResult<Expr> {
-        let lhs = self.or()?;
+        self.enter()?;
+        let mut e = self.or()?;
         if self.eat("->") {
             let rhs = self.implies()?;
-            return Ok(bin(BinOp::Implies, lhs, rhs));
+            e = bin(BinOp::Implies, e, rhs);
         }
-        Ok(lhs)
+        self.leave();
+        Ok(e)
     }
     fn or(&mut self) -> PResult<Expr> {
-        let mut lhs = self.and()?;
-        loop {
-            if self.eat("||") || self.eat_word("or") {
-                let rhs = self.and()?;
-                lhs = bin(BinOp::Or, lhs, rhs);
-            } else {
-                return Ok(lhs);
-            }
+        let first = self.and()?;
+        let mut rest = Vec::new();
+        while self.eat("||") || self.eat_word("or") {
+            rest.push(self.and()?);
         }
+        Ok(balanced(BinOp::Or, first, rest))
     }
     fn and(&mut self) -> PResult<Expr> {
-        let mut lhs = self.cmp()?;
-        loop {
-            if self.eat("&&") || self.eat_word("and") {
-                let rhs = self.cmp()?;
-                lhs = bin(BinOp::And, lhs, rhs);
-            } else {
-                return Ok(lhs);
-            }
+        let first = self.cmp()?;
+        let mut rest = Vec::new();
+        while self.eat("&&") || self.eat_word("and") {
+            rest.push(self.cmp()?);
         }
+        Ok(balanced(BinOp::And, first, rest))
     }
     fn eat_word(&mut self, w: &str) -> bool {
         if matches!(self.peek(), Tok::Ident(s) if s == w) {
@@ -336,7 +394,9 @@ impl Parser {
     }
     fn bitor(&mut self) -> PResult<Expr> {
         let mut lhs = self.bitxor()?;
+        let mut len = 0;
         while self.eat("|") {
+            self.chain(&mut len)?;
             let rhs = self.bitxor()?;
             lhs = bin(BinOp::BitOr, lhs, rhs);
         }
@@ -344,7 +404,9 @@ impl Parser {
     }
     fn bitxor(&mut self) -> PResult<Expr> {
         let mut lhs = self.bitand()?;
+        let mut len = 0;
         while self.eat("^") {
+            self.chain(&mut len)?;
             let rhs = self.bitand()?;
             lhs = bin(BinOp::BitXor, lhs, rhs);
         }
@@ -352,7 +414,9 @@ impl Parser {
     }
     fn bitand(&mut self) -> PResult<Expr> {
         let mut lhs = self.shift()?;
+        let mut len = 0;
         while self.eat("&") {
+            self.chain(&mut len)?;
             let rhs = self.shift()?;
             lhs = bin(BinOp::BitAnd, lhs, rhs);
         }
@@ -360,6 +424,7 @@ impl Parser {
     }
     fn shift(&mut self) -> PResult<Expr> {
         let mut lhs = self.add()?;
+        let mut len = 0;
         loop {
             let op = match self.peek() {
                 Tok::Sym("<<") => BinOp::Shl,
@@ -367,12 +432,14 @@ impl Parser {
                 _ => return Ok(lhs),
             };
             self.bump();
+            self.chain(&mut len)?;
             let rhs = self.add()?;
             lhs = bin(op, lhs, rhs);
         }
     }
     fn add(&mut self) -> PResult<Expr> {
         let mut lhs = self.mul()?;
+        let mut len = 0;
         loop {
             let op = match self.peek() {
                 Tok::Sym("+") => BinOp::Add,
@@ -380,12 +447,14 @@ impl Parser {
                 _ => return Ok(lhs),
             };
             self.bump();
+            self.chain(&mut len)?;
             let rhs = self.mul()?;
             lhs = bin(op, lhs, rhs);
         }
     }
     fn mul(&mut self) -> PResult<Expr> {
         let mut lhs = self.unary()?;
+        let mut len = 0;
         loop {
             let op = match self.peek() {
                 Tok::Sym("*") => BinOp::Mul,
@@ -394,6 +463,7 @@ impl Parser {
                 _ => return Ok(lhs),
             };
             self.bump();
+            self.chain(&mut len)?;
             let rhs = self.unary()?;
             lhs = bin(op, lhs, rhs);
         }
@@ -409,7 +479,9 @@ impl Parser {
         } else {
             return self.postfix();
         };
+        self.enter()?;
         let e = self.unary()?;
+        self.leave();
         let span = start.to(e.span);
         Ok(Expr {
             kind: ExprKind::Unary(op, Box::new(e)),
@@ -418,7 +490,9 @@ impl Parser {
     }
     fn postfix(&mut self) -> PResult<Expr> {
         let mut e = self.primary()?;
+        let mut len = 0;
         loop {
+            self.chain(&mut len)?;
             if self.eat("[") {
                 let idx = self.expr()?;
                 let close = self.expect("]", "to close the index")?;
@@ -518,15 +592,22 @@ impl Parser {
         })
     }
     fn at_end(&self, what: &str) -> PResult<()> {
-        if *self.peek() == Tok::End {
-            Ok(())
-        } else {
-            Err(ParseError {
-                message: format!("unexpected {} after the {what}", self.peek()),
-                span: self.span(),
-                label: "expected the end here (a missing operator?)".into(),
-            })
-        }
+        let label = match self.peek() {
+            Tok::End => return Ok(()),
+            Tok::Sym(":=") => "assignments belong in `do`; to compare, write `==`",
+            Tok::Sym(";") => "`;` separates assignments in `do`; combine conditions with `&&`",
+            Tok::Sym("(") if matches!(self.toks[self.pos.saturating_sub(1)].0, Tok::Ident(_)) => {
+                "only count(…), exists(…) and forall(…) take arguments"
+            }
+            Tok::Sym(")") => "this `)` has no matching `(`",
+            Tok::Sym("]") => "this `]` has no matching `[`",
+            _ => "expected the end here (a missing operator?)",
+        };
+        Err(ParseError {
+            message: format!("unexpected {} after the {what}", self.peek()),
+            span: self.span(),
+            label: label.into(),
+        })
     }
 }
 
@@ -534,6 +615,61 @@ impl Parser {
 /// symbol to its `'static` twin so `Tok::Sym` can be matched by value.
 fn leak(sym: &str) -> &'static str {
     SYMBOLS.iter().find(|s| **s == sym).copied().unwrap_or("")
+}
+
+/// `first op rest[0] op rest[1] …` as a balanced tree (for the associative
+/// `&&` and `||`: same value and the same left-to-right, short-circuit
+/// evaluation order as the left-nested tree, but logarithmic depth).
+fn balanced(op: BinOp, first: Expr, rest: Vec<Expr>) -> Expr {
+    if rest.is_empty() {
+        return first;
+    }
+    let mut items = Vec::with_capacity(rest.len() + 1);
+    items.push(first);
+    items.extend(rest);
+    while items.len() > 1 {
+        let mut next = Vec::with_capacity(items.len().div_ceil(2));
+        let mut it = items.into_iter();
+        while let Some(a) = it.next() {
+            next.push(match it.next() {
+                Some(b) => bin(op, a, b),
+                None => a,
+            });
+        }
+        items = next;
+    }
+    items.swap_remove(0)
+}
+
+/// The depth of an expression tree, computed without recursion.
+fn depth(e: &Expr) -> usize {
+    let mut max = 0;
+    let mut stack = vec![(e, 1)];
+    while let Some((e, d)) = stack.pop() {
+        max = max.max(d);
+        match &e.kind {
+            ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Name(_) | ExprKind::At(None, ..) => {}
+            ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => {
+                stack.push((a, d + 1));
+                stack.push((b, d + 1));
+            }
+            ExprKind::Field(a, ..) | ExprKind::At(Some(a), ..) | ExprKind::Unary(_, a) | ExprKind::Quant(_, _, a) => {
+                stack.push((a, d + 1))
+            }
+        }
+    }
+    max
+}
+
+fn check_depth(e: &Expr) -> Result<(), ParseError> {
+    if depth(e) > MAX_DEPTH {
+        return Err(ParseError {
+            message: format!("the expression is nested too deeply (more than {MAX_DEPTH} levels)"),
+            span: e.span,
+            label: "split it into smaller parts".into(),
+        });
+    }
+    Ok(())
 }
 
 fn bin(op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
@@ -550,6 +686,7 @@ pub fn parse_expr(src: &str) -> Result<Expr, ParseError> {
     let mut p = Parser {
         toks: lex(src)?,
         pos: 0,
+        nesting: 0,
     };
     if *p.peek() == Tok::End {
         return Err(ParseError {
@@ -560,6 +697,7 @@ pub fn parse_expr(src: &str) -> Result<Expr, ParseError> {
     }
     let e = p.expr()?;
     p.at_end("expression")?;
+    check_depth(&e)?;
     Ok(e)
 }
 
@@ -569,6 +707,7 @@ pub fn parse_assignments(src: &str) -> Result<Vec<Assign>, ParseError> {
     let mut p = Parser {
         toks: lex(src)?,
         pos: 0,
+        nesting: 0,
     };
     let mut out = Vec::new();
     while *p.peek() != Tok::End {
@@ -595,10 +734,13 @@ pub fn parse_assignments(src: &str) -> Result<Vec<Assign>, ParseError> {
                 label: "expected `:=`".into(),
             });
         }
+        check_depth(&target)?;
         let rhs = if matches!(p.peek(), Tok::Ident(s) if s == "any") {
             Rhs::Any(p.bump().1)
         } else {
-            Rhs::Expr(p.expr()?)
+            let e = p.expr()?;
+            check_depth(&e)?;
+            Rhs::Expr(e)
         };
         out.push(Assign { target, rhs });
         if *p.peek() != Tok::End && !p.eat(";") {

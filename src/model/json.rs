@@ -117,7 +117,8 @@ impl<'a> Node<'a> {
         for k in map.keys() {
             if !allowed.contains(&k.as_str()) {
                 let mut d = Diagnostic::new(self.file, &self.key_path(k), format!("unknown key `{k}` in {what}"));
-                d = match did_you_mean(k, allowed.iter().copied()) {
+                let alias = synonyms(k).iter().find(|s| allowed.contains(s)).map(|s| s.to_string());
+                d = match alias.or_else(|| did_you_mean(k, allowed.iter().copied())) {
                     Some(s) => d.note(format!("did you mean `{s}`?")),
                     None => d.note(format!("allowed keys: {}", allowed.join(", "))),
                 };
@@ -125,5 +126,107 @@ impl<'a> Node<'a> {
             }
         }
         Ok(())
+    }
+}
+
+/// What users of other model checkers (UPPAAL, SPIN, TLA+) may call a key;
+/// the first one allowed where the key was found is suggested.
+fn synonyms(key: &str) -> &'static [&'static str] {
+    match key.to_ascii_lowercase().as_str() {
+        "guard" | "if" | "condition" | "enabled" => &["when"],
+        "action" | "actions" | "update" | "updates" | "effect" | "assign" | "assignment" | "assignments" => &["do"],
+        "source" | "src" => &["from"],
+        "target" | "dest" | "destination" => &["to"],
+        "initial" | "initial_value" | "initial_location" | "init" => &["start", "init"],
+        "value" | "default" => &["init"],
+        "instances" | "copies" | "replicas" => &["count"],
+        "vars" | "variables" | "shared" => &["globals", "locals"],
+        "local" | "local_vars" => &["locals"],
+        "templates" | "processes" | "process" | "proctypes" | "thread" => &["threads"],
+        "props" | "specs" | "property" | "spec" => &["properties"],
+        "parameters" | "constants" | "consts" => &["params"],
+        "length" | "size" => &["len"],
+        "element" | "elem" | "elements" => &["of"],
+        "bad" => &["error"],
+        "inv" | "safety" => &["invariant"],
+        "expected" | "expects" => &["expect"],
+        "exception" => &["exceptions"],
+        _ => &[],
+    }
+}
+
+/// Parses JSON text like `serde_json::from_str`, but refuses an object that
+/// has the same key twice: serde_json would silently keep the last one, so a
+/// copy-pasted global or a second `do` on one transition would vanish.
+pub fn parse_strict(text: &str) -> Result<Value, serde_json::Error> {
+    use serde::de::DeserializeSeed;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let v = Strict.deserialize(&mut de)?;
+    de.end()?;
+    Ok(v)
+}
+
+/// A `serde_json::Value` builder that rejects duplicate keys.
+#[derive(Clone, Copy)]
+struct Strict;
+
+impl<'de> serde::de::DeserializeSeed<'de> for Strict {
+    type Value = Value;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Strict {
+    type Value = Value;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(v) = seq.next_element_seed(Strict)? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(k) = map.next_key::<String>()? {
+            if out.contains_key(&k) {
+                return Err(serde::de::Error::custom(format!(
+                    "duplicate key `{k}` in one object (only one of them would be used)"
+                )));
+            }
+            let v = map.next_value_seed(Strict)?;
+            out.insert(k, v);
+        }
+        Ok(Value::Object(out))
     }
 }

@@ -30,7 +30,7 @@ pub fn load_str(text: &str, file: &str, params: &[(String, i64)]) -> LResult<Pro
 }
 
 fn load_with_names(text: &str, file: &str, params: &[(String, i64)]) -> LResult<(Program, Names)> {
-    let value: Value = serde_json::from_str(text).map_err(|e| syntax_error(text, file, &e))?;
+    let value = parse_json(text, file, "model")?;
     let mut loader = Loader { file, names: Names::default() };
     let prog = loader.model(&Node::root(&value, file), params)?;
     Ok((prog, loader.names))
@@ -47,7 +47,7 @@ pub fn load_with_exceptions(path: &Path, params: &[(String, i64)], exceptions: &
     let efile = exceptions.display().to_string();
     let etext = std::fs::read_to_string(exceptions)
         .map_err(|e| Box::new(Diagnostic::new(&efile, "", format!("cannot read the exceptions file: {e}"))))?;
-    let value: Value = serde_json::from_str(&etext).map_err(|e| syntax_error(&etext, &efile, &e))?;
+    let value = parse_json(&etext, &efile, "exceptions")?;
     let root = Node::root(&value, &efile);
     let entries = match value {
         Value::Object(_) => root.req("exceptions", "an array of exception entries")?,
@@ -55,6 +55,17 @@ pub fn load_with_exceptions(path: &Path, params: &[(String, i64)], exceptions: &
     };
     prog.exceptions = Loader { file: &efile, names }.exceptions(&entries)?;
     Ok(prog)
+}
+
+/// Parses a JSON file (a leading byte-order mark is ignored); an empty
+/// file, a syntax error or a duplicate key is a diagnostic with the line
+/// and column.
+fn parse_json(text: &str, file: &str, what: &str) -> LResult<Value> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if text.trim().is_empty() {
+        return Err(Box::new(Diagnostic::new(file, "", format!("the {what} file is empty: expected a JSON object"))));
+    }
+    super::json::parse_strict(text).map_err(|e| syntax_error(text, file, &e))
 }
 
 fn syntax_error(text: &str, file: &str, e: &serde_json::Error) -> Box<Diagnostic> {
@@ -66,10 +77,15 @@ fn syntax_error(text: &str, file: &str, e: &serde_json::Error) -> Box<Diagnostic
     let at = (line_start + e.column().saturating_sub(1)).min(text.len());
     let msg = e.to_string();
     let msg = msg.split(" at line").next().unwrap_or(&msg).to_string();
-    Box::new(
-        Diagnostic::new(file, "", format!("invalid JSON: {msg} (line {}, column {})", e.line(), e.column()))
-            .with_snippet(text, expr::Span::new(at, (at + 1).min(text.len())), "here"),
-    )
+    let mut d = Diagnostic::new(file, "", format!("invalid JSON: {msg} (line {}, column {})", e.line(), e.column()))
+        .with_snippet(text, expr::Span::new(at, (at + 1).min(text.len())), "here");
+    let rest = text.get(at..).unwrap_or("");
+    if rest.starts_with("//") || rest.starts_with("/*") || rest.starts_with('#') {
+        d = d.note("JSON has no comments; put free text in a \"description\" field");
+    } else if rest.starts_with('\'') {
+        d = d.note("JSON strings use double quotes");
+    }
+    Box::new(d)
 }
 
 struct Loader<'a> {
@@ -269,7 +285,7 @@ impl<'a> Loader<'a> {
             "bool" | "int" => {
                 spec.check_keys(&["type", "min", "max", "init"], "a variable spec")?;
                 let d = self.scalar_domain(spec, ty_s)?;
-                let init = self.init_values(spec.get("init"), d, 1)?;
+                let init = self.init_values(spec, spec.get("init"), d, None)?;
                 Ok((d, None, init))
             }
             "array" => {
@@ -289,7 +305,7 @@ impl<'a> Loader<'a> {
                 }
                 let d = self.scalar_domain(&of, et_s)?;
                 let init_node = spec.get("init").or_else(|| of.get("init"));
-                let init = self.init_values(init_node, d, len as u32)?;
+                let init = self.init_values(spec, init_node, d, Some(len as u32))?;
                 Ok((d, Some(len as u32), init))
             }
             other => {
@@ -321,7 +337,9 @@ impl<'a> Loader<'a> {
         Ok(Domain { min, max, is_bool: false })
     }
 
-    fn init_values(&self, node: Option<Node<'a>>, d: Domain, cells: u32) -> LResult<SlotInit> {
+    /// Initial values of a scalar (`len` None) or of an array's cells.
+    fn init_values(&self, spec: &Node<'a>, node: Option<Node<'a>>, d: Domain, len: Option<u32>) -> LResult<SlotInit> {
+        let cells = len.unwrap_or(1);
         let one = |n: &Node<'a>| -> LResult<Vec<Val>> {
             match n.value {
                 Value::String(s) if s == "any" => Ok((d.min..=d.max).map(|v| v as Val).collect()),
@@ -349,11 +367,14 @@ impl<'a> Loader<'a> {
         let Some(node) = node else {
             // Zero-initialised, as in SPIN and DVE.
             if !d.contains(0) {
-                return Err(Box::new(Diagnostic::new(self.file, "", format!("a variable with range {} needs an `init` (0 is not in its range)", d.describe()))));
+                return Err(spec.err(format!("a variable with range {} needs an `init`: the default initial value 0 is not in its range", d.describe())));
             }
             return Ok(vec![vec![0]; cells as usize]);
         };
         match node.value {
+            Value::Array(_) if len.is_none() => Err(node.err(format!(
+                "this variable is not an array: its `init` must be one value or \"any\", not a list (for an array use {{\"type\": \"array\", \"len\": …, \"of\": …}})"
+            ))),
             Value::Array(_) => {
                 let items = node.array("initial values")?;
                 if items.len() != cells as usize {
@@ -395,12 +416,18 @@ impl<'a> Loader<'a> {
             None => (Layout { vars: Vec::new(), slots: 1 }, Vec::new()),
         };
         for v in &locals.vars {
-            if self.names.globals.find(&v.name).is_some() {
-                return Err(tn.get("locals").map(|l| l.err(format!("the local `{}` has the same name as a global; rename one (a local may not shadow a global)", v.name))).unwrap_or_else(|| tn.err("duplicate name")));
-            }
+            let other = if self.names.globals.find(&v.name).is_some() {
+                "a global"
+            } else if self.names.params.iter().any(|(p, _)| *p == v.name) {
+                "a parameter"
+            } else {
+                continue;
+            };
+            let at = tn.get("locals").and_then(|l| l.get(&v.name)).unwrap_or_else(|| tn.clone());
+            return Err(at.err(format!("the local `{}` has the same name as {other}; rename one (a local may not shadow {other})", v.name)));
         }
         let start_n = tn.req("start", "the initial location")?;
-        let start = start_n.str("the initial location")?.to_string();
+        let start = location_name(&start_n)?.to_string();
         let mut locations = vec![start];
         let trans = tn.req("transitions", "an array of transitions")?;
         for t in trans.array("transitions")? {
@@ -411,13 +438,13 @@ impl<'a> Loader<'a> {
                 _ => vec![from],
             };
             for f in froms {
-                let s = f.str("a location name")?;
+                let s = location_name(&f)?;
                 if !locations.iter().any(|l| l == s) {
                     locations.push(s.to_string());
                 }
             }
             let to = t.req("to", "the target location")?;
-            let s = to.str("a location name")?;
+            let s = location_name(&to)?;
             if !locations.iter().any(|l| l == s) {
                 locations.push(s.to_string());
             }
@@ -433,13 +460,13 @@ impl<'a> Loader<'a> {
                 }
                 let mut locs = Vec::new();
                 for m in members.array("the group's locations")? {
-                    let s = m.str("a location name")?;
+                    let s = location_name(&m)?;
                     let Some(i) = locations.iter().position(|l| l == s) else {
                         let mut d = m.err(format!("the group `{gname}` names `{s}`, which is not a location of `{name}` (locations are the names used in start, from and to)"));
                         if let Some(h) = did_you_mean(s, locations.iter().map(|s| s.as_str())) {
                             d = Box::new(d.note(format!("did you mean `{h}`?")));
                         }
-                        return Err(d);
+                        return Err(Box::new(d.note(format!("the locations of `{name}` are: {}", locations.join(", ")))));
                     };
                     locs.push(i as u16);
                 }
@@ -716,6 +743,16 @@ impl<'a> Loader<'a> {
             .iter()
             .position(|t| (t.first_thread as usize..(t.first_thread + t.count) as usize).contains(&thread))
             .unwrap_or(0)
+    }
+}
+
+/// A location name in `start`, `from`, `to` or a group: a string, also when
+/// it is made of digits (`"2"`, referenced as `@2`).
+fn location_name<'a>(node: &Node<'a>) -> LResult<&'a str> {
+    match node.value {
+        Value::Number(n) => Err(node.err(format!("a location name must be a string: write \"{n}\" (with quotes)"))),
+        Value::String(s) if s.trim().is_empty() => Err(node.err("a location name cannot be empty")),
+        _ => node.str("a location name"),
     }
 }
 

@@ -228,7 +228,10 @@ impl<'a> Resolver<'a> {
         if matches!(scope, Scope::Const) && self.names.globals.find(n).is_some() {
             return Err(self.src.err(span, format!("`{n}` is a variable; only params may be used here"), "a number over params is expected"));
         }
-        if matches!(scope, Scope::Property | Scope::Globals) && self.names.templates.iter().any(|t| t.locals.find(n).is_some()) {
+        if matches!(scope, Scope::Globals) && self.names.templates.iter().any(|t| t.locals.find(n).is_some()) {
+            return Err(self.src.err(span, format!("`{n}` is a thread-local variable"), "only globals and params are visible here; constrain locals in `threads`, `one` or `others`"));
+        }
+        if matches!(scope, Scope::Property) && self.names.templates.iter().any(|t| t.locals.find(n).is_some()) {
             return Err(self.src.err(span, format!("`{n}` is a thread-local variable"), "name the instance (`p[1].k`) or count over a template (`count(p: k > 0)`)"));
         }
         let mut cands: Vec<&str> = self.names.params.iter().map(|(p, _)| p.as_str()).collect();
@@ -332,7 +335,11 @@ impl<'a> Resolver<'a> {
         let k = match idx {
             None if tpl.count == 1 => 1,
             None => {
-                return Err(self.src.err(nspan, format!("`{name}` has {} instances: name one", tpl.count), format!("e.g. `{name}[1]`")));
+                return Err(self.src.err(
+                    nspan,
+                    format!("`{name}` has {} instances ({name}[1] .. {name}[{}]): name one instance, or count over them", tpl.count, tpl.count),
+                    format!("e.g. `{name}[1]`, or `count({name}: …)`"),
+                ));
             }
             Some(i) => {
                 let (c, _) = self.compile(i, &Scope::Const)?;

@@ -1,0 +1,134 @@
+//! `cartesian-exc` against the precise thread-modular paper's printed
+//! results.
+
+mod common;
+
+use std::collections::BTreeMap;
+use weft::bench::generate::lock;
+use weft::engine::cartesian::{Cartesian, Exceptions};
+use weft::engine::{self, CheckOptions};
+use weft::program::{Mode, Verdict};
+
+#[test]
+fn peterson_fixpoint_is_the_papers_x4_product_by_product() {
+    let prog = common::load("peterson.json");
+    let c = Cartesian::compute(&prog, Exceptions::Model, &CheckOptions::default()).unwrap();
+    let tpl = |t: usize| &prog.templates[prog.threads[t].template as usize];
+    // Ours: xyturn -> (P1 locations, P2 locations).
+    let ours: BTreeMap<String, (String, String)> = c
+        .products()
+        .into_iter()
+        .map(|(g, comps)| {
+            let key = g.iter().map(|v| v.to_string()).collect::<String>();
+            let locs = |t: usize| {
+                let mut v: Vec<String> = comps[t].iter().map(|l| tpl(t).locations[l[0] as usize].clone()).collect();
+                v.sort();
+                v.concat()
+            };
+            (key, (locs(0), locs(1)))
+        })
+        .collect();
+    // X4 as printed in Section 2 of the paper.
+    let x4: BTreeMap<String, (String, String)> = [
+        ("000", "A", "A"),
+        ("001", "A", "A"),
+        ("010", "A", "BCD"),
+        ("011", "A", "B"),
+        ("100", "B", "A"),
+        ("101", "BCD", "A"),
+        ("110", "BD", "BC"),
+        ("111", "BC", "BCD"),
+    ]
+    .into_iter()
+    .map(|(g, a, b)| (g.to_string(), (a.to_string(), b.to_string())))
+    .collect();
+    assert_eq!(ours, x4);
+    // E, as given: {(110, B, D), (110, C, C), (111, D, B)}.
+    assert_eq!(c.exceptions.size(), 3);
+    let r = engine::check(&prog, Mode::CartesianExc, &CheckOptions::default()).unwrap();
+    assert_eq!(r.outcomes[0].verdict, Verdict::Safe);
+}
+
+#[test]
+fn peterson_without_exceptions_is_the_thread_modular_result() {
+    let prog = common::without_exceptions(common::load("peterson.json"));
+    let r = engine::check(&prog, Mode::CartesianExc, &CheckOptions::default()).unwrap();
+    assert_eq!(r.outcomes[0].verdict, Verdict::Unknown);
+    let w = r.outcomes[0].witness.as_ref().unwrap();
+    assert!(w.threads.iter().all(|(_, l, _)| l == "D"));
+}
+
+#[test]
+fn lock_schema_grid_is_proved_with_the_section_5_exceptions_only() {
+    for n in (10..=100).step_by(10) {
+        for m in [1, 3, 5, 7, 9] {
+            let prog = common::load_value(&lock(n, m));
+            let r = engine::check(&prog, Mode::CartesianExc, &CheckOptions::default()).unwrap();
+            assert_eq!(r.verdict(), Verdict::Safe, "lock({n},{m}) with exceptions");
+            // E has the n products C(1)..C(n) (Section 5).
+            assert_eq!(r.stats.get("exception_products").and_then(|v| v.as_u64()), Some(n as u64));
+        }
+    }
+    for (n, m) in [(10, 1), (20, 3), (50, 9)] {
+        let prog = common::without_exceptions(common::load_value(&lock(n, m)));
+        let r = engine::check(&prog, Mode::CartesianExc, &CheckOptions::default()).unwrap();
+        assert_eq!(r.outcomes[0].verdict, Verdict::Unknown, "lock({n},{m}) without exceptions");
+    }
+}
+
+#[test]
+fn lock_fixpoint_is_exact_with_the_section_5_exceptions() {
+    // For the lock schema the abstraction loses nothing: γ_cart(X) ∪ E
+    // contains exactly the reachable states (checked on every state of the
+    // full product for a small instance).
+    let prog = common::load_value(&lock(3, 2));
+    let c = Cartesian::compute(&prog, Exceptions::Model, &CheckOptions::default()).unwrap();
+    let reach = weft::engine::standard::reachable(&prog);
+    for (g, ls) in &reach {
+        assert!(c.contains_values(g, ls));
+    }
+    let mut count = 0;
+    let locs = prog.templates[0].locations.len() as i32;
+    for lck in 0..2 {
+        for a in 0..locs {
+            for b in 0..locs {
+                for d in 0..locs {
+                    let ls = vec![vec![a], vec![b], vec![d]];
+                    let in_x = c.contains_values(&[lck], &ls);
+                    let reachable = reach.iter().any(|(g, l)| g == &[lck] && *l == ls);
+                    assert_eq!(in_x, reachable, "lck={lck} locals {ls:?}");
+                    count += in_x as usize;
+                }
+            }
+        }
+    }
+    assert_eq!(count, 135);
+}
+
+#[test]
+fn exceptions_can_come_from_a_separate_file() {
+    let dir = std::env::temp_dir().join(format!("weft-exc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("e.json");
+    std::fs::write(&file, r#"[{"when": "x == 1 && y == 1 && turn == 0", "threads": {"P1": "@B", "P2": "@D"}},
+        {"when": "x == 1 && y == 1 && turn == 0", "threads": {"P1": "@C", "P2": "@C"}},
+        {"when": "x == 1 && y == 1 && turn == 1", "threads": {"P1": "@D", "P2": "@B"}}]"#).unwrap();
+    let model = common::models_dir().join("peterson.json");
+    let prog = weft::model::load::load_with_exceptions(&model, &[], &file).unwrap();
+    assert_eq!(engine::check(&prog, Mode::CartesianExc, &CheckOptions::default()).unwrap().verdict(), Verdict::Safe);
+    // Only two of the three: the proof fails.
+    std::fs::write(&file, r#"{"exceptions": [{"when": "x == 1 && y == 1 && turn == 0", "threads": {"P1": "@B", "P2": "@D"}},
+        {"when": "x == 1 && y == 1 && turn == 0", "threads": {"P1": "@C", "P2": "@C"}}]}"#).unwrap();
+    let prog = weft::model::load::load_with_exceptions(&model, &[], &file).unwrap();
+    assert_eq!(engine::check(&prog, Mode::CartesianExc, &CheckOptions::default()).unwrap().verdict(), Verdict::Unknown);
+}
+
+#[test]
+fn show_invariant_json_has_products_and_exceptions() {
+    let prog = common::load("peterson.json");
+    let r = engine::check(&prog, Mode::CartesianExc, &CheckOptions { show_invariant: true, ..Default::default() }).unwrap();
+    let line: serde_json::Value = serde_json::from_str(r.to_json_lines().lines().next().unwrap()).unwrap();
+    assert_eq!(line["invariant"]["products"].as_array().unwrap().len(), 8);
+    assert_eq!(line["invariant"]["exceptions"].as_array().unwrap().len(), 3);
+    assert_eq!(line["invariant"]["exceptions"][0]["threads"][0][0], "B");
+}
