@@ -107,11 +107,10 @@ pub fn product_subset(p: &[BitSet], q: &[BitSet]) -> bool {
     p.iter().zip(q).all(|(a, b)| a.is_subset(b))
 }
 
-/// Where maximization stops: products per global store and rounds. Past
+/// Where maximization stops: products per global store. Past
 /// these the antichain may not be maximized, which keeps results sound but
 /// can cost precision (reported as a note).
 const MAX_PRODUCTS: usize = 20_000;
-const MAX_ROUNDS: usize = 64;
 
 /// The exception set E: per global store, a maximized antichain of products.
 #[derive(Clone, Debug, Default)]
@@ -247,26 +246,34 @@ fn local_pred(exp: &Explorer, pred: &crate::program::CExpr, gs: &[Val], t: usize
     Ok(pred.eval(&ctx)? != 0)
 }
 
-/// Removes empty and absorbed products, then closes under consensus.
-/// Returns false when a bound stopped it early.
+/// Closes a list of products under consensus with eager absorption
+/// (Quine's method, multi-valued): the list stays an antichain throughout,
+/// each new product is paired with every earlier live one, and at the end
+/// every consensus of two live products lies inside a live product, so the
+/// live products are exactly the maximal products of the union. Returns
+/// false when the size bound stopped it early.
 fn maximize_products(products: &mut Vec<Product>) -> bool {
-    products.retain(|p| !product_is_empty(p));
-    absorb(products);
-    let n = products.first().map_or(0, Vec::len);
-    for _ in 0..MAX_ROUNDS {
-        let mut fresh: Vec<Product> = Vec::new();
-        for a in 0..products.len() {
-            for b in a + 1..products.len() {
-                let (p, q) = (&products[a], &products[b]);
-                let disjoint: Vec<usize> = (0..n).filter(|&k| !p[k].intersects(&q[k])).take(2).collect();
-                let vars: Vec<usize> = match disjoint.len() {
-                    0 => (0..n).filter(|&k| !p[k].is_subset(&q[k]) && !q[k].is_subset(&p[k])).collect(),
-                    1 => vec![disjoint[0]],
-                    _ => continue,
-                };
-                for k in vars {
-                    // Consensus on k: union at k, intersection elsewhere.
-                    let c: Product = (0..n)
+    let mut live: Vec<Option<Product>> = Vec::new();
+    for p in products.drain(..) {
+        insert_absorbing(&mut live, p);
+    }
+    let n = live.iter().flatten().next().map_or(0, Vec::len);
+    let mut complete = true;
+    let mut b = 0;
+    while b < live.len() {
+        for a in 0..b {
+            let (Some(p), Some(q)) = (&live[a], &live[b]) else { continue };
+            let disjoint: Vec<usize> = (0..n).filter(|&k| !p[k].intersects(&q[k])).take(2).collect();
+            let vars: Vec<usize> = match disjoint.len() {
+                0 => (0..n).filter(|&k| !p[k].is_subset(&q[k]) && !q[k].is_subset(&p[k])).collect(),
+                1 => vec![disjoint[0]],
+                _ => continue,
+            };
+            let consensus: Vec<Product> = vars
+                .into_iter()
+                .map(|k| {
+                    // Union at k, intersection elsewhere.
+                    (0..n)
                         .map(|j| {
                             let mut s = p[j].clone();
                             if j == k {
@@ -276,42 +283,38 @@ fn maximize_products(products: &mut Vec<Product>) -> bool {
                             }
                             s
                         })
-                        .collect();
-                    if product_is_empty(&c) || products.iter().chain(fresh.iter()).any(|x| product_subset(&c, x)) {
-                        continue;
-                    }
-                    fresh.push(c);
-                    if products.len() + fresh.len() > MAX_PRODUCTS {
-                        products.extend(fresh);
-                        absorb(products);
-                        return false;
-                    }
-                }
+                        .collect()
+                })
+                .collect();
+            for c in consensus {
+                insert_absorbing(&mut live, c);
             }
-        }
-        if fresh.is_empty() {
-            return true;
-        }
-        products.extend(fresh);
-        absorb(products);
-    }
-    false
-}
-
-/// Keeps only products not contained in another (an antichain); of equal
-/// products, the first.
-fn absorb(products: &mut Vec<Product>) {
-    let mut keep = vec![true; products.len()];
-    for i in 0..products.len() {
-        for j in 0..products.len() {
-            if i != j && keep[j] && product_subset(&products[i], &products[j]) && (products[i] != products[j] || j < i) {
-                keep[i] = false;
+            if live.len() > MAX_PRODUCTS {
+                complete = false;
                 break;
             }
         }
+        if !complete {
+            break;
+        }
+        b += 1;
     }
-    let mut it = keep.into_iter();
-    products.retain(|_| it.next().unwrap_or(false));
+    products.extend(live.into_iter().flatten());
+    complete
+}
+
+/// Adds `c` unless it is empty or inside a live product; removes the live
+/// products inside it.
+fn insert_absorbing(live: &mut Vec<Option<Product>>, c: Product) {
+    if product_is_empty(&c) || live.iter().flatten().any(|x| product_subset(&c, x)) {
+        return;
+    }
+    for slot in live.iter_mut() {
+        if slot.as_ref().is_some_and(|x| product_subset(x, &c)) {
+            *slot = None;
+        }
+    }
+    live.push(Some(c));
 }
 
 /// For a product `base` with component `i` replaced (the shape of every

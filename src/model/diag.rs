@@ -95,7 +95,10 @@ impl std::error::Error for Diagnostic {}
 
 /// The closest candidate by edit distance, if it is close enough to be a
 /// plausible typo.
-pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
+pub fn did_you_mean<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<String> {
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
         let d = edit_distance(name, c);
@@ -117,8 +120,8 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=b.len() {
-        d[0][j] = j;
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=a.len() {
         for j in 1..=b.len() {
@@ -140,16 +143,26 @@ mod tests {
     #[test]
     fn suggestions_are_close_names_only() {
         assert_eq!(did_you_mean("lk", ["lck", "x"]).as_deref(), Some("lck"));
-        assert_eq!(did_you_mean("trun", ["turn", "x", "y"]).as_deref(), Some("turn"));
+        assert_eq!(
+            did_you_mean("trun", ["turn", "x", "y"]).as_deref(),
+            Some("turn")
+        );
         assert_eq!(did_you_mean("banana", ["x", "y"]), None);
     }
 
     #[test]
     fn rendering_shows_path_and_caret() {
-        let d = Diagnostic::new("m.json", "threads[0].transitions[1].when", "unknown name `lk`")
-            .with_snippet("lk == 0", Span::new(0, 2), "did you mean `lck`?");
+        let d = Diagnostic::new(
+            "m.json",
+            "threads[0].transitions[1].when",
+            "unknown name `lk`",
+        )
+        .with_snippet("lk == 0", Span::new(0, 2), "did you mean `lck`?");
         let text = d.render();
-        assert!(text.contains("m.json: threads[0].transitions[1].when"), "{text}");
+        assert!(
+            text.contains("m.json: threads[0].transitions[1].when"),
+            "{text}"
+        );
         assert!(text.contains("lk == 0"), "{text}");
         assert!(text.contains("^^"), "{text}");
     }

@@ -161,8 +161,8 @@ impl fmt::Display for Tok {
 
 /// Longest symbols first, so that `<=` wins over `<`.
 const SYMBOLS: &[&str] = &[
-    ":=", "==", "!=", "<=", ">=", "&&", "||", "->", "<<", ">>", "+", "-", "*", "/", "%", "<",
-    ">", "!", "(", ")", "[", "]", "@", ".", ",", ":", ";", "&", "|", "^", "~",
+    ":=", "==", "!=", "<=", ">=", "&&", "||", "->", "<<", ">>", "+", "-", "*", "/", "%", "<", ">",
+    "!", "(", ")", "[", "]", "@", ".", ",", ":", ";", "&", "|", "^", "~",
 ];
 
 fn lex(src: &str) -> Result<Vec<(Tok, Span)>, ParseError> {
@@ -184,11 +184,21 @@ fn lex(src: &str) -> Result<Vec<(Tok, Span)>, ParseError> {
             // A location may be named by digits (`@2`): the parser decides.
             let value = text.parse::<i64>().map_err(|_| {
                 let (message, label) = if text.bytes().all(|b| b.is_ascii_digit()) {
-                    (format!("the number `{text}` is too large"), "numbers are 64-bit signed integers")
+                    (
+                        format!("the number `{text}` is too large"),
+                        "numbers are 64-bit signed integers",
+                    )
                 } else {
-                    (format!("`{text}` is not a number"), "expected a decimal integer")
+                    (
+                        format!("`{text}` is not a number"),
+                        "expected a decimal integer",
+                    )
                 };
-                ParseError { message, span: Span::new(start, i), label: label.into() }
+                ParseError {
+                    message,
+                    span: Span::new(start, i),
+                    label: label.into(),
+                }
             })?;
             out.push((Tok::Int(value), Span::new(start, i)));
             continue;
@@ -653,9 +663,10 @@ fn depth(e: &Expr) -> usize {
                 stack.push((a, d + 1));
                 stack.push((b, d + 1));
             }
-            ExprKind::Field(a, ..) | ExprKind::At(Some(a), ..) | ExprKind::Unary(_, a) | ExprKind::Quant(_, _, a) => {
-                stack.push((a, d + 1))
-            }
+            ExprKind::Field(a, ..)
+            | ExprKind::At(Some(a), ..)
+            | ExprKind::Unary(_, a)
+            | ExprKind::Quant(_, _, a) => stack.push((a, d + 1)),
         }
     }
     max

@@ -46,16 +46,21 @@ impl<'a> Node<'a> {
     }
 
     pub fn object(&self, what: &str) -> LResult<&'a Map<String, Value>> {
-        self.value
-            .as_object()
-            .ok_or_else(|| self.err(format!("expected {what} (a JSON object), found {}", kind(self.value))))
+        self.value.as_object().ok_or_else(|| {
+            self.err(format!(
+                "expected {what} (a JSON object), found {}",
+                kind(self.value)
+            ))
+        })
     }
 
     pub fn array(&self, what: &str) -> LResult<Vec<Node<'a>>> {
-        let arr = self
-            .value
-            .as_array()
-            .ok_or_else(|| self.err(format!("expected {what} (a JSON array), found {}", kind(self.value))))?;
+        let arr = self.value.as_array().ok_or_else(|| {
+            self.err(format!(
+                "expected {what} (a JSON array), found {}",
+                kind(self.value)
+            ))
+        })?;
         Ok(arr
             .iter()
             .enumerate()
@@ -68,9 +73,12 @@ impl<'a> Node<'a> {
     }
 
     pub fn str(&self, what: &str) -> LResult<&'a str> {
-        self.value
-            .as_str()
-            .ok_or_else(|| self.err(format!("expected {what} (a string), found {}", kind(self.value))))
+        self.value.as_str().ok_or_else(|| {
+            self.err(format!(
+                "expected {what} (a string), found {}",
+                kind(self.value)
+            ))
+        })
     }
 
     /// Child by key, if present.
@@ -116,8 +124,15 @@ impl<'a> Node<'a> {
         let map = self.object(what)?;
         for k in map.keys() {
             if !allowed.contains(&k.as_str()) {
-                let mut d = Diagnostic::new(self.file, &self.key_path(k), format!("unknown key `{k}` in {what}"));
-                let alias = synonyms(k).iter().find(|s| allowed.contains(s)).map(|s| s.to_string());
+                let mut d = Diagnostic::new(
+                    self.file,
+                    &self.key_path(k),
+                    format!("unknown key `{k}` in {what}"),
+                );
+                let alias = synonyms(k)
+                    .iter()
+                    .find(|s| allowed.contains(s))
+                    .map(|s| s.to_string());
                 d = match alias.or_else(|| did_you_mean(k, allowed.iter().copied())) {
                     Some(s) => d.note(format!("did you mean `{s}`?")),
                     None => d.note(format!("allowed keys: {}", allowed.join(", "))),
@@ -134,7 +149,8 @@ impl<'a> Node<'a> {
 fn synonyms(key: &str) -> &'static [&'static str] {
     match key.to_ascii_lowercase().as_str() {
         "guard" | "if" | "condition" | "enabled" => &["when"],
-        "action" | "actions" | "update" | "updates" | "effect" | "assign" | "assignment" | "assignments" => &["do"],
+        "action" | "actions" | "update" | "updates" | "effect" | "assign" | "assignment"
+        | "assignments" => &["do"],
         "source" | "src" => &["from"],
         "target" | "dest" | "destination" => &["to"],
         "initial" | "initial_value" | "initial_location" | "init" => &["start", "init"],

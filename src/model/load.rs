@@ -19,8 +19,13 @@ const MAX_INIT_STORES: usize = 1_000_000;
 /// Reads and compiles a model file. `params` are `--param` overrides.
 pub fn load_file(path: &Path, params: &[(String, i64)]) -> LResult<Program> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Box::new(Diagnostic::new(&file, "", format!("cannot read the model file: {e}"))))?;
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Box::new(Diagnostic::new(
+            &file,
+            "",
+            format!("cannot read the model file: {e}"),
+        ))
+    })?;
     load_str(&text, &file, params)
 }
 
@@ -31,7 +36,10 @@ pub fn load_str(text: &str, file: &str, params: &[(String, i64)]) -> LResult<Pro
 
 fn load_with_names(text: &str, file: &str, params: &[(String, i64)]) -> LResult<(Program, Names)> {
     let value = parse_json(text, file, "model")?;
-    let mut loader = Loader { file, names: Names::default() };
+    let mut loader = Loader {
+        file,
+        names: Names::default(),
+    };
     let prog = loader.model(&Node::root(&value, file), params)?;
     Ok((prog, loader.names))
 }
@@ -39,21 +47,39 @@ fn load_with_names(text: &str, file: &str, params: &[(String, i64)]) -> LResult<
 /// Reads a model and replaces its exception set with the one in
 /// `exceptions` (a JSON array of entries, or an object with an
 /// `exceptions` array, as in a model file).
-pub fn load_with_exceptions(path: &Path, params: &[(String, i64)], exceptions: &Path) -> LResult<Program> {
+pub fn load_with_exceptions(
+    path: &Path,
+    params: &[(String, i64)],
+    exceptions: &Path,
+) -> LResult<Program> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Box::new(Diagnostic::new(&file, "", format!("cannot read the model file: {e}"))))?;
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Box::new(Diagnostic::new(
+            &file,
+            "",
+            format!("cannot read the model file: {e}"),
+        ))
+    })?;
     let (mut prog, names) = load_with_names(&text, &file, params)?;
     let efile = exceptions.display().to_string();
-    let etext = std::fs::read_to_string(exceptions)
-        .map_err(|e| Box::new(Diagnostic::new(&efile, "", format!("cannot read the exceptions file: {e}"))))?;
+    let etext = std::fs::read_to_string(exceptions).map_err(|e| {
+        Box::new(Diagnostic::new(
+            &efile,
+            "",
+            format!("cannot read the exceptions file: {e}"),
+        ))
+    })?;
     let value = parse_json(&etext, &efile, "exceptions")?;
     let root = Node::root(&value, &efile);
     let entries = match value {
         Value::Object(_) => root.req("exceptions", "an array of exception entries")?,
         _ => root,
     };
-    prog.exceptions = Loader { file: &efile, names }.exceptions(&entries)?;
+    prog.exceptions = Loader {
+        file: &efile,
+        names,
+    }
+    .exceptions(&entries)?;
     Ok(prog)
 }
 
@@ -63,7 +89,11 @@ pub fn load_with_exceptions(path: &Path, params: &[(String, i64)], exceptions: &
 fn parse_json(text: &str, file: &str, what: &str) -> LResult<Value> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.trim().is_empty() {
-        return Err(Box::new(Diagnostic::new(file, "", format!("the {what} file is empty: expected a JSON object"))));
+        return Err(Box::new(Diagnostic::new(
+            file,
+            "",
+            format!("the {what} file is empty: expected a JSON object"),
+        )));
     }
     super::json::parse_strict(text).map_err(|e| syntax_error(text, file, &e))
 }
@@ -77,8 +107,16 @@ fn syntax_error(text: &str, file: &str, e: &serde_json::Error) -> Box<Diagnostic
     let at = (line_start + e.column().saturating_sub(1)).min(text.len());
     let msg = e.to_string();
     let msg = msg.split(" at line").next().unwrap_or(&msg).to_string();
-    let mut d = Diagnostic::new(file, "", format!("invalid JSON: {msg} (line {}, column {})", e.line(), e.column()))
-        .with_snippet(text, expr::Span::new(at, (at + 1).min(text.len())), "here");
+    let mut d = Diagnostic::new(
+        file,
+        "",
+        format!(
+            "invalid JSON: {msg} (line {}, column {})",
+            e.line(),
+            e.column()
+        ),
+    )
+    .with_snippet(text, expr::Span::new(at, (at + 1).min(text.len())), "here");
     let rest = text.get(at..).unwrap_or("");
     if rest.starts_with("//") || rest.starts_with("/*") || rest.starts_with('#') {
         d = d.note("JSON has no comments; put free text in a \"description\" field");
@@ -106,16 +144,31 @@ struct RawTemplate<'a> {
 impl<'a> Loader<'a> {
     fn model(&mut self, root: &Node<'a>, overrides: &[(String, i64)]) -> LResult<Program> {
         root.check_keys(
-            &["format", "name", "description", "params", "globals", "threads", "properties", "exceptions", "expect"],
+            &[
+                "format",
+                "name",
+                "description",
+                "params",
+                "globals",
+                "threads",
+                "properties",
+                "exceptions",
+                "expect",
+            ],
             "the model",
         )?;
         if let Some(f) = root.get("format") {
             let v = f.str("the format version")?;
             if v != "weft/1" {
-                return Err(f.err(format!("unsupported format `{v}`: this weft reads \"weft/1\"")));
+                return Err(f.err(format!(
+                    "unsupported format `{v}`: this weft reads \"weft/1\""
+                )));
             }
         }
-        let name = root.req("name", "a short identifier for the model")?.str("the model name")?.to_string();
+        let name = root
+            .req("name", "a short identifier for the model")?
+            .str("the model name")?
+            .to_string();
         let description = match root.get("description") {
             Some(d) => d.str("a description")?.to_string(),
             None => String::new(),
@@ -125,8 +178,13 @@ impl<'a> Loader<'a> {
             match self.names.params.iter_mut().find(|(p, _)| p == k) {
                 Some(slot) => slot.1 = *v,
                 None => {
-                    let known: Vec<&str> = self.names.params.iter().map(|(p, _)| p.as_str()).collect();
-                    let mut d = Diagnostic::new(self.file, "params", format!("unknown parameter `{k}` given with --param"));
+                    let known: Vec<&str> =
+                        self.names.params.iter().map(|(p, _)| p.as_str()).collect();
+                    let mut d = Diagnostic::new(
+                        self.file,
+                        "params",
+                        format!("unknown parameter `{k}` given with --param"),
+                    );
                     d = match did_you_mean(k, known.iter().copied()) {
                         Some(h) => d.note(format!("did you mean `{h}`?")),
                         None if known.is_empty() => d.note("this model declares no params"),
@@ -142,10 +200,9 @@ impl<'a> Loader<'a> {
     fn params(&mut self, node: Option<Node<'a>>) -> LResult<()> {
         if let Some(node) = node {
             for (k, v) in node.entries("params (name -> default integer)")? {
-                let value = v
-                    .value
-                    .as_i64()
-                    .ok_or_else(|| v.err(format!("parameter `{k}` must have an integer default")))?;
+                let value = v.value.as_i64().ok_or_else(|| {
+                    v.err(format!("parameter `{k}` must have an integer default"))
+                })?;
                 check_ident(&v, k, "parameter")?;
                 self.names.params.push((k.to_string(), value));
             }
@@ -160,7 +217,15 @@ impl<'a> Loader<'a> {
         };
         for v in &globals.vars {
             if self.names.params.iter().any(|(p, _)| *p == v.name) {
-                return Err(root.get("globals").map(|g| g.err(format!("duplicate name `{}`: it is both a parameter and a global", v.name))).unwrap_or_else(|| root.err("duplicate name")));
+                return Err(root
+                    .get("globals")
+                    .map(|g| {
+                        g.err(format!(
+                            "duplicate name `{}`: it is both a parameter and a global",
+                            v.name
+                        ))
+                    })
+                    .unwrap_or_else(|| root.err("duplicate name")));
             }
         }
         self.names.globals = globals.clone();
@@ -176,7 +241,9 @@ impl<'a> Loader<'a> {
             raws.push(self.template_names(tn)?);
         }
         if self.names.templates.iter().all(|t| t.count == 0) {
-            return Err(threads_node.err("every thread template has count 0: the model has no threads"));
+            return Err(
+                threads_node.err("every thread template has count 0: the model has no threads")
+            );
         }
         let mut templates = Vec::new();
         for (i, raw) in raws.into_iter().enumerate() {
@@ -189,14 +256,19 @@ impl<'a> Loader<'a> {
             .enumerate()
             .flat_map(|(ti, t)| {
                 (0..t.count).map(move |k| Thread {
-                    name: if t.count == 1 { t.name.clone() } else { format!("{}[{}]", t.name, k + 1) },
+                    name: if t.count == 1 {
+                        t.name.clone()
+                    } else {
+                        format!("{}[{}]", t.name, k + 1)
+                    },
                     template: ti as u32,
                     tid: (t.first_thread + k + 1) as i64,
                 })
             })
             .collect();
 
-        let mut properties = self.properties(&root.req("properties", "an array of properties (at least one)")?)?;
+        let mut properties =
+            self.properties(&root.req("properties", "an array of properties (at least one)")?)?;
         if let Some(p) = self.assertions(&templates) {
             properties.push(p);
         }
@@ -236,28 +308,49 @@ impl<'a> Loader<'a> {
                     _ => Err(node.err(format!("{what} must be a constant over params"))),
                 }
             }
-            other => Err(node.err(format!("{what} must be an integer or an expression over params, found {other}"))),
+            other => Err(node.err(format!(
+                "{what} must be an integer or an expression over params, found {other}"
+            ))),
         }
     }
 
     fn resolver<'r>(&'r self, node: &'r Node<'a>, text: &'r str) -> Resolver<'r> {
         Resolver {
             names: &self.names,
-            src: Src { file: self.file, path: &node.path, text },
+            src: Src {
+                file: self.file,
+                path: &node.path,
+                text,
+            },
         }
     }
 
-    fn parse<T>(&self, node: &Node<'a>, text: &str, f: fn(&str) -> Result<T, ParseError>) -> LResult<T> {
+    fn parse<T>(
+        &self,
+        node: &Node<'a>,
+        text: &str,
+        f: fn(&str) -> Result<T, ParseError>,
+    ) -> LResult<T> {
         f(text).map_err(|e| {
             Box::new(
-                Diagnostic::new(self.file, &node.path, format!("syntax error: {}", e.message))
-                    .with_snippet(text, e.span, e.label),
+                Diagnostic::new(
+                    self.file,
+                    &node.path,
+                    format!("syntax error: {}", e.message),
+                )
+                .with_snippet(text, e.span, e.label),
             )
         })
     }
 
     /// Compiles a string-valued expression node in a scope, requiring `ty`.
     fn expr(&self, node: &Node<'a>, scope: &Scope, ty: Ty, what: &str) -> LResult<CExpr> {
+        if let Value::Bool(_) | Value::Number(_) = node.value {
+            return Err(node.err(format!(
+                "{what} is written as a string expression: write \"{}\" (with quotes)",
+                node.value
+            )));
+        }
         let text = node.str(what)?;
         let e = self.parse(node, text, expr::parse_expr)?;
         self.resolver(node, text).compile_ty(&e, scope, ty, what)
@@ -265,12 +358,20 @@ impl<'a> Loader<'a> {
 
     /// Lays out variables from `first_slot`; returns per-slot initial values.
     fn layout(&self, node: &Node<'a>, first_slot: u32, what: &str) -> LResult<(Layout, SlotInit)> {
-        let mut layout = Layout { vars: Vec::new(), slots: first_slot };
+        let mut layout = Layout {
+            vars: Vec::new(),
+            slots: first_slot,
+        };
         let mut init = Vec::new();
         for (name, spec) in node.entries(&format!("{what} (name -> variable spec)"))? {
             check_ident(&spec, name, "variable")?;
             let (domain, len, slot_init) = self.var_spec(&spec)?;
-            layout.vars.push(Var { name: name.to_string(), domain, len, slot: layout.slots });
+            layout.vars.push(Var {
+                name: name.to_string(),
+                domain,
+                len,
+                slot: layout.slots,
+            });
             layout.slots += len.unwrap_or(1);
             init.extend(slot_init);
         }
@@ -278,7 +379,9 @@ impl<'a> Loader<'a> {
     }
 
     fn var_spec(&self, spec: &Node<'a>) -> LResult<(Domain, Option<u32>, SlotInit)> {
-        spec.object("a variable spec like {\"type\": \"int\", \"min\": 0, \"max\": 3, \"init\": 0}")?;
+        spec.object(
+            "a variable spec like {\"type\": \"int\", \"min\": 0, \"max\": 3, \"init\": 0}",
+        )?;
         let ty = spec.req("type", "\"bool\", \"int\" or \"array\"")?;
         let ty_s = ty.str("the variable type")?;
         match ty_s {
@@ -293,15 +396,22 @@ impl<'a> Loader<'a> {
                 let len_node = spec.req("len", "the array length")?;
                 let len = self.number(&len_node, "the array length")?;
                 if !(1..=1_000_000).contains(&len) {
-                    return Err(len_node.err(format!("array length must be between 1 and 1000000, found {len}")));
+                    return Err(len_node.err(format!(
+                        "array length must be between 1 and 1000000, found {len}"
+                    )));
                 }
-                let of = spec.req("of", "the element type, e.g. {\"type\": \"int\", \"min\": 0, \"max\": 1}")?;
+                let of = spec.req(
+                    "of",
+                    "the element type, e.g. {\"type\": \"int\", \"min\": 0, \"max\": 1}",
+                )?;
                 of.object("an element spec")?;
                 of.check_keys(&["type", "min", "max", "init"], "an element spec")?;
                 let et = of.req("type", "\"bool\" or \"int\"")?;
                 let et_s = et.str("the element type")?;
                 if et_s != "bool" && et_s != "int" {
-                    return Err(et.err(format!("array elements must be \"bool\" or \"int\", found \"{et_s}\"")));
+                    return Err(et.err(format!(
+                        "array elements must be \"bool\" or \"int\", found \"{et_s}\""
+                    )));
                 }
                 let d = self.scalar_domain(&of, et_s)?;
                 let init_node = spec.get("init").or_else(|| of.get("init"));
@@ -309,7 +419,9 @@ impl<'a> Loader<'a> {
                 Ok((d, Some(len as u32), init))
             }
             other => {
-                let hint = did_you_mean(other, ["bool", "int", "array"]).map(|s| format!(" (did you mean \"{s}\"?)")).unwrap_or_default();
+                let hint = did_you_mean(other, ["bool", "int", "array"])
+                    .map(|s| format!(" (did you mean \"{s}\"?)"))
+                    .unwrap_or_default();
                 Err(ty.err(format!("unknown variable type \"{other}\"{hint}: expected \"bool\", \"int\" or \"array\"")))
             }
         }
@@ -322,7 +434,11 @@ impl<'a> Loader<'a> {
                     return Err(n.err(format!("a bool has no `{k}`")));
                 }
             }
-            return Ok(Domain { min: 0, max: 1, is_bool: true });
+            return Ok(Domain {
+                min: 0,
+                max: 1,
+                is_bool: true,
+            });
         }
         let min_n = spec.req("min", "the smallest value of the int")?;
         let max_n = spec.req("max", "the largest value of the int")?;
@@ -334,11 +450,21 @@ impl<'a> Loader<'a> {
         if min < i32::MIN as i64 || max > i32::MAX as i64 {
             return Err(spec.err(format!("range {min}..{max} does not fit in 32 bits")));
         }
-        Ok(Domain { min, max, is_bool: false })
+        Ok(Domain {
+            min,
+            max,
+            is_bool: false,
+        })
     }
 
     /// Initial values of a scalar (`len` None) or of an array's cells.
-    fn init_values(&self, spec: &Node<'a>, node: Option<Node<'a>>, d: Domain, len: Option<u32>) -> LResult<SlotInit> {
+    fn init_values(
+        &self,
+        spec: &Node<'a>,
+        node: Option<Node<'a>>,
+        d: Domain,
+        len: Option<u32>,
+    ) -> LResult<SlotInit> {
         let cells = len.unwrap_or(1);
         let one = |n: &Node<'a>| -> LResult<Vec<Val>> {
             match n.value {
@@ -347,20 +473,30 @@ impl<'a> Loader<'a> {
                 Value::Number(_) if !d.is_bool => {
                     let v = self.number(n, "the initial value")?;
                     if !d.contains(v) {
-                        return Err(n.err(format!("initial value {v} is outside the range {}", d.describe())));
+                        return Err(n.err(format!(
+                            "initial value {v} is outside the range {}",
+                            d.describe()
+                        )));
                     }
                     Ok(vec![v as Val])
                 }
                 Value::String(s) if !d.is_bool => {
                     let v = self.number(n, "the initial value")?;
                     if !d.contains(v) {
-                        return Err(n.err(format!("initial value {v} (`{s}`) is outside the range {}", d.describe())));
+                        return Err(n.err(format!(
+                            "initial value {v} (`{s}`) is outside the range {}",
+                            d.describe()
+                        )));
                     }
                     Ok(vec![v as Val])
                 }
                 other => Err(n.err(format!(
                     "initial value must be {} or \"any\", found {other}",
-                    if d.is_bool { "true/false" } else { "an integer" }
+                    if d.is_bool {
+                        "true/false"
+                    } else {
+                        "an integer"
+                    }
                 ))),
             }
         };
@@ -372,9 +508,9 @@ impl<'a> Loader<'a> {
             return Ok(vec![vec![0]; cells as usize]);
         };
         match node.value {
-            Value::Array(_) if len.is_none() => Err(node.err(format!(
-                "this variable is not an array: its `init` must be one value or \"any\", not a list (for an array use {{\"type\": \"array\", \"len\": …, \"of\": …}})"
-            ))),
+            Value::Array(_) if len.is_none() => Err(node.err(
+                "this variable is not an array: its `init` must be one value or \"any\", not a list (for an array use {\"type\": \"array\", \"len\": …, \"of\": …})",
+            )),
             Value::Array(_) => {
                 let items = node.array("initial values")?;
                 if items.len() != cells as usize {
@@ -391,21 +527,30 @@ impl<'a> Loader<'a> {
 
     /// First pass over a template: names, locations, groups, locals.
     fn template_names(&mut self, tn: Node<'a>) -> LResult<RawTemplate<'a>> {
-        tn.check_keys(&["name", "count", "locals", "start", "groups", "transitions"], "a thread template")?;
+        tn.check_keys(
+            &["name", "count", "locals", "start", "groups", "transitions"],
+            "a thread template",
+        )?;
         let name_n = tn.req("name", "the template name")?;
         let name = name_n.str("the template name")?.to_string();
         check_ident(&name_n, &name, "thread template")?;
         if self.names.templates.iter().any(|t| t.name == name) {
             return Err(name_n.err(format!("duplicate thread template name `{name}`")));
         }
-        if self.names.globals.find(&name).is_some() || self.names.params.iter().any(|(p, _)| *p == name) {
-            return Err(name_n.err(format!("duplicate name `{name}`: a global or parameter has this name too")));
+        if self.names.globals.find(&name).is_some()
+            || self.names.params.iter().any(|(p, _)| *p == name)
+        {
+            return Err(name_n.err(format!(
+                "duplicate name `{name}`: a global or parameter has this name too"
+            )));
         }
         let count = match tn.get("count") {
             Some(c) => {
                 let v = self.number(&c, "the thread count")?;
                 if !(0..=100_000).contains(&v) {
-                    return Err(c.err(format!("thread count must be between 0 and 100000, found {v}")));
+                    return Err(c.err(format!(
+                        "thread count must be between 0 and 100000, found {v}"
+                    )));
                 }
                 v as u32
             }
@@ -413,7 +558,13 @@ impl<'a> Loader<'a> {
         };
         let (locals, local_init) = match tn.get("locals") {
             Some(l) => self.layout(&l, 1, "locals")?,
-            None => (Layout { vars: Vec::new(), slots: 1 }, Vec::new()),
+            None => (
+                Layout {
+                    vars: Vec::new(),
+                    slots: 1,
+                },
+                Vec::new(),
+            ),
         };
         for v in &locals.vars {
             let other = if self.names.globals.find(&v.name).is_some() {
@@ -423,7 +574,10 @@ impl<'a> Loader<'a> {
             } else {
                 continue;
             };
-            let at = tn.get("locals").and_then(|l| l.get(&v.name)).unwrap_or_else(|| tn.clone());
+            let at = tn
+                .get("locals")
+                .and_then(|l| l.get(&v.name))
+                .unwrap_or_else(|| tn.clone());
             return Err(at.err(format!("the local `{}` has the same name as {other}; rename one (a local may not shadow {other})", v.name)));
         }
         let start_n = tn.req("start", "the initial location")?;
@@ -456,17 +610,22 @@ impl<'a> Loader<'a> {
         if let Some(g) = tn.get("groups") {
             for (gname, members) in g.entries("groups (name -> array of locations)")? {
                 if locations.iter().any(|l| l == gname) {
-                    return Err(members.err(format!("the group `{gname}` has the same name as a location")));
+                    return Err(members.err(format!(
+                        "the group `{gname}` has the same name as a location"
+                    )));
                 }
                 let mut locs = Vec::new();
                 for m in members.array("the group's locations")? {
                     let s = location_name(&m)?;
                     let Some(i) = locations.iter().position(|l| l == s) else {
-                        let mut d = m.err(format!("the group `{gname}` names `{s}`, which is not a location of `{name}` (locations are the names used in start, from and to)"));
+                        let mut d = *m.err(format!("the group `{gname}` names `{s}`, which is not a location of `{name}` (locations are the names used in start, from and to)"));
                         if let Some(h) = did_you_mean(s, locations.iter().map(|s| s.as_str())) {
-                            d = Box::new(d.note(format!("did you mean `{h}`?")));
+                            d = d.note(format!("did you mean `{h}`?"));
                         }
-                        return Err(Box::new(d.note(format!("the locations of `{name}` are: {}", locations.join(", ")))));
+                        return Err(Box::new(d.note(format!(
+                            "the locations of `{name}` are: {}",
+                            locations.join(", ")
+                        ))));
                     };
                     locs.push(i as u16);
                 }
@@ -474,8 +633,20 @@ impl<'a> Loader<'a> {
             }
         }
         let first_thread = self.names.templates.iter().map(|t| t.count).sum();
-        self.names.templates.push(TplNames { name, count, first_thread, locations, groups, locals });
-        Ok(RawTemplate { node: tn, start: 0, count, local_init })
+        self.names.templates.push(TplNames {
+            name,
+            count,
+            first_thread,
+            locations,
+            groups,
+            locals,
+        });
+        Ok(RawTemplate {
+            node: tn,
+            start: 0,
+            count,
+            local_init,
+        })
     }
 
     /// Second pass: compiles the transitions of template `ti`.
@@ -484,8 +655,17 @@ impl<'a> Loader<'a> {
         let scope = Scope::Thread(ti);
         let loc_index = |n: &str| names.locations.iter().position(|l| l == n).unwrap_or(0) as u16;
         let mut transitions = Vec::new();
-        for (j, t) in raw.node.req("transitions", "")?.array("transitions")?.into_iter().enumerate() {
-            t.check_keys(&["from", "to", "when", "do", "assert", "label"], "a transition")?;
+        for (j, t) in raw
+            .node
+            .req("transitions", "")?
+            .array("transitions")?
+            .into_iter()
+            .enumerate()
+        {
+            t.check_keys(
+                &["from", "to", "when", "do", "assert", "label"],
+                "a transition",
+            )?;
             let from_n = t.req("from", "")?;
             let from: Vec<u16> = match from_n.value {
                 Value::Array(a) => a.iter().filter_map(|v| v.as_str()).map(loc_index).collect(),
@@ -496,8 +676,14 @@ impl<'a> Loader<'a> {
                 return Err(from_n.err("a transition needs at least one source location"));
             }
             let to = loc_index(t.req("to", "")?.str("")?);
-            let guard = t.get("when").map(|w| self.expr(&w, &scope, Ty::Bool, "a guard (`when`)")).transpose()?;
-            let assert = t.get("assert").map(|w| self.expr(&w, &scope, Ty::Bool, "an assertion")).transpose()?;
+            let guard = t
+                .get("when")
+                .map(|w| self.expr(&w, &scope, Ty::Bool, "a guard (`when`)"))
+                .transpose()?;
+            let assert = t
+                .get("assert")
+                .map(|w| self.expr(&w, &scope, Ty::Bool, "an assertion"))
+                .transpose()?;
             let actions = match t.get("do") {
                 Some(d) => self.actions(&d, ti)?,
                 None => Vec::new(),
@@ -505,11 +691,23 @@ impl<'a> Loader<'a> {
             let label = match t.get("label") {
                 Some(l) => l.str("a label")?.to_string(),
                 None => {
-                    let f: Vec<&str> = from.iter().map(|&i| names.locations[i as usize].as_str()).collect();
+                    let f: Vec<&str> = from
+                        .iter()
+                        .map(|&i| names.locations[i as usize].as_str())
+                        .collect();
                     format!("{}->{}", f.join("|"), names.locations[to as usize])
                 }
             };
-            transitions.push(Transition { index: j as u32, from, to, guard, actions, assert, label, path: t.path.clone() });
+            transitions.push(Transition {
+                index: j as u32,
+                from,
+                to,
+                guard,
+                actions,
+                assert,
+                label,
+                path: t.path.clone(),
+            });
         }
         let mut outgoing = vec![Vec::new(); names.locations.len()];
         for t in &transitions {
@@ -545,9 +743,21 @@ impl<'a> Loader<'a> {
                 ExprKind::Name(n) => (n.clone(), a.target.span, None),
                 ExprKind::Index(b, i) => match &b.kind {
                     ExprKind::Name(n) => (n.clone(), b.span, Some(i.as_ref())),
-                    _ => return Err(r.src.err(a.target.span, "only a variable or an array cell can be assigned", "not assignable")),
+                    _ => {
+                        return Err(r.src.err(
+                            a.target.span,
+                            "only a variable or an array cell can be assigned",
+                            "not assignable",
+                        ));
+                    }
                 },
-                _ => return Err(r.src.err(a.target.span, "only a variable or an array cell can be assigned", "not assignable")),
+                _ => {
+                    return Err(r.src.err(
+                        a.target.span,
+                        "only a variable or an array cell can be assigned",
+                        "not assignable",
+                    ));
+                }
             };
             let (var, global) = match locals.find(&name) {
                 Some(v) => (v, false),
@@ -555,41 +765,103 @@ impl<'a> Loader<'a> {
                     Some(v) => (v, true),
                     None => {
                         if self.names.params.iter().any(|(p, _)| *p == name) {
-                            return Err(r.src.err(nspan, format!("`{name}` is a parameter and cannot be assigned"), "parameters are constants"));
+                            return Err(r.src.err(
+                                nspan,
+                                format!("`{name}` is a parameter and cannot be assigned"),
+                                "parameters are constants",
+                            ));
                         }
                         // Reuse the resolver's unknown-name message (did-you-mean).
                         r.compile(&a.target, &scope)?;
-                        return Err(r.src.err(nspan, format!("`{name}` cannot be assigned"), "not a variable"));
+                        return Err(r.src.err(
+                            nspan,
+                            format!("`{name}` cannot be assigned"),
+                            "not a variable",
+                        ));
                     }
                 },
             };
             let target = match (idx, var.len) {
-                (None, None) => if global { Target::Global(var.slot) } else { Target::Local(var.slot) },
+                (None, None) => {
+                    if global {
+                        Target::Global(var.slot)
+                    } else {
+                        Target::Local(var.slot)
+                    }
+                }
                 (Some(i), Some(len)) => {
                     let ie = r.compile_ty(i, &scope, Ty::Int, "an array index")?;
-                    if let CExpr::Const(k) = ie && (k < 0 || k >= len as i64) {
-                        return Err(r.src.err(i.span, format!("array index {k} is out of bounds for `{name}` (length {len})"), "out of bounds"));
+                    if let CExpr::Const(k) = ie
+                        && (k < 0 || k >= len as i64)
+                    {
+                        return Err(r.src.err(
+                            i.span,
+                            format!("array index {k} is out of bounds for `{name}` (length {len})"),
+                            "out of bounds",
+                        ));
                     }
-                    if global { Target::GlobalCell(var.slot, len, ie) } else { Target::LocalCell(var.slot, len, ie) }
+                    if global {
+                        Target::GlobalCell(var.slot, len, ie)
+                    } else {
+                        Target::LocalCell(var.slot, len, ie)
+                    }
                 }
-                (None, Some(_)) => return Err(r.src.err(nspan, format!("`{name}` is an array: assign a cell, `{name}[i] := …`"), "whole-array assignment is not supported")),
-                (Some(_), None) => return Err(r.src.err(nspan, format!("`{name}` is not an array"), "cannot be indexed")),
+                (None, Some(_)) => {
+                    return Err(r.src.err(
+                        nspan,
+                        format!("`{name}` is an array: assign a cell, `{name}[i] := …`"),
+                        "whole-array assignment is not supported",
+                    ));
+                }
+                (Some(_), None) => {
+                    return Err(r.src.err(
+                        nspan,
+                        format!("`{name}` is not an array"),
+                        "cannot be indexed",
+                    ));
+                }
             };
-            let want = if var.domain.is_bool { Ty::Bool } else { Ty::Int };
+            let want = if var.domain.is_bool {
+                Ty::Bool
+            } else {
+                Ty::Int
+            };
             let rhs = match &a.rhs {
                 Rhs::Any(_) => None,
                 Rhs::Expr(e) => {
                     let (c, t) = r.compile(e, &scope)?;
                     if t != want {
-                        return Err(r.src.err(e.span, format!("type error: `{name}` is {} but the assigned value is {}", if want == Ty::Bool { "a bool" } else { "an int" }, if t == Ty::Bool { "a bool" } else { "an int" }), "ints and bools do not mix"));
+                        return Err(r.src.err(
+                            e.span,
+                            format!(
+                                "type error: `{name}` is {} but the assigned value is {}",
+                                if want == Ty::Bool { "a bool" } else { "an int" },
+                                if t == Ty::Bool { "a bool" } else { "an int" }
+                            ),
+                            "ints and bools do not mix",
+                        ));
                     }
-                    if let CExpr::Const(v) = c && !var.domain.contains(v) {
-                        return Err(r.src.err(e.span, format!("assignment out of range: `{name}` gets {v}, outside its domain {}", var.domain.describe()), "out of range"));
+                    if let CExpr::Const(v) = c
+                        && !var.domain.contains(v)
+                    {
+                        return Err(r.src.err(
+                            e.span,
+                            format!(
+                                "assignment out of range: `{name}` gets {v}, outside its domain {}",
+                                var.domain.describe()
+                            ),
+                            "out of range",
+                        ));
                     }
                     Some(c)
                 }
             };
-            out.push(Action { target, var: name, domain: var.domain, rhs });
+            out.push(Action {
+                target,
+                var: name,
+                domain: var.domain,
+                rhs,
+            });
         }
         Ok(out)
     }
@@ -607,15 +879,33 @@ impl<'a> Loader<'a> {
             if out.iter().any(|q| q.name == name) {
                 return Err(name_n.err(format!("duplicate property name `{name}`")));
             }
+            if name == "assertions" || name == "model-errors" {
+                return Err(name_n.err(format!(
+                    "the property name `{name}` is reserved: weft reports the transitions' `assert`s as `assertions` and run-time errors as `model-errors`"
+                )));
+            }
             let (kind, n) = match (p.get("error"), p.get("invariant")) {
                 (Some(e), None) => (PropertyKind::Error, e),
                 (None, Some(i)) => (PropertyKind::Invariant, i),
-                (Some(_), Some(_)) => return Err(p.err("a property has either `error` or `invariant`, not both")),
-                (None, None) => return Err(p.err("a property needs `error` (the bad states) or `invariant` (the good states)")),
+                (Some(_), Some(_)) => {
+                    return Err(p.err("a property has either `error` or `invariant`, not both"));
+                }
+                (None, None) => return Err(p.err(
+                    "a property needs `error` (the bad states) or `invariant` (the good states)",
+                )),
             };
             let c = self.expr(&n, &Scope::Property, Ty::Bool, "a property")?;
-            let error = if kind == PropertyKind::Invariant { CExpr::Un(expr::UnOp::Not, Box::new(c)) } else { c };
-            out.push(Property { name, kind, source: n.str("")?.to_string(), error });
+            let error = if kind == PropertyKind::Invariant {
+                CExpr::Un(expr::UnOp::Not, Box::new(c))
+            } else {
+                c
+            };
+            out.push(Property {
+                name,
+                kind,
+                source: n.str("")?.to_string(),
+                error,
+            });
         }
         Ok(out)
     }
@@ -647,10 +937,16 @@ impl<'a> Loader<'a> {
             if let Some(b) = body {
                 let tn = &self.names.templates[ti];
                 let threads: Box<[u32]> = (tn.first_thread..tn.first_thread + tn.count).collect();
-                disjuncts.push(CExpr::Bin(expr::BinOp::Ge, Box::new(CExpr::Count(threads, Box::new(b))), Box::new(CExpr::Const(1))));
+                disjuncts.push(CExpr::Bin(
+                    expr::BinOp::Ge,
+                    Box::new(CExpr::Count(threads, Box::new(b))),
+                    Box::new(CExpr::Const(1)),
+                ));
             }
         }
-        let error = disjuncts.into_iter().reduce(|a, b| CExpr::Bin(expr::BinOp::Or, Box::new(a), Box::new(b)))?;
+        let error = disjuncts
+            .into_iter()
+            .reduce(|a, b| CExpr::Bin(expr::BinOp::Or, Box::new(a), Box::new(b)))?;
         Some(Property {
             name: "assertions".into(),
             kind: PropertyKind::Assertions,
@@ -663,8 +959,14 @@ impl<'a> Loader<'a> {
         let mut out = Vec::new();
         let n_threads: u32 = self.names.templates.iter().map(|t| t.count).sum();
         for e in node.array("exception entries")? {
-            e.check_keys(&["when", "threads", "one", "others", "over"], "an exception entry")?;
-            let when = e.get("when").map(|w| self.expr(&w, &Scope::Globals, Ty::Bool, "an exception's `when`")).transpose()?;
+            e.check_keys(
+                &["when", "threads", "one", "others", "over"],
+                "an exception entry",
+            )?;
+            let when = e
+                .get("when")
+                .map(|w| self.expr(&w, &Scope::Globals, Ty::Bool, "an exception's `when`"))
+                .transpose()?;
             let shape = match (e.get("threads"), e.get("one"), e.get("others")) {
                 (Some(t), None, None) => {
                     if let Some(o) = e.get("over") {
@@ -726,7 +1028,11 @@ impl<'a> Loader<'a> {
                 (_, None, Some(_)) => return Err(e.err("`others` needs `one` (the predicate exactly one thread satisfies)")),
                 _ => return Err(e.err("an exception entry has either `threads` or `one`/`others`, not both")),
             };
-            out.push(ExceptionEntry { when, shape, path: e.path.clone() });
+            out.push(ExceptionEntry {
+                when,
+                shape,
+                path: e.path.clone(),
+            });
         }
         Ok(out)
     }
@@ -741,7 +1047,9 @@ impl<'a> Loader<'a> {
         self.names
             .templates
             .iter()
-            .position(|t| (t.first_thread as usize..(t.first_thread + t.count) as usize).contains(&thread))
+            .position(|t| {
+                (t.first_thread as usize..(t.first_thread + t.count) as usize).contains(&thread)
+            })
             .unwrap_or(0)
     }
 }
@@ -750,16 +1058,23 @@ impl<'a> Loader<'a> {
 /// it is made of digits (`"2"`, referenced as `@2`).
 fn location_name<'a>(node: &Node<'a>) -> LResult<&'a str> {
     match node.value {
-        Value::Number(n) => Err(node.err(format!("a location name must be a string: write \"{n}\" (with quotes)"))),
+        Value::Number(n) => Err(node.err(format!(
+            "a location name must be a string: write \"{n}\" (with quotes)"
+        ))),
         Value::String(s) if s.trim().is_empty() => Err(node.err("a location name cannot be empty")),
         _ => node.str("a location name"),
     }
 }
 
 fn check_ident(node: &Node, name: &str, what: &str) -> LResult<()> {
-    let ok = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    let ok = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    const RESERVED: &[&str] = &["true", "false", "tid", "any", "count", "exists", "forall", "and", "or", "not"];
+    const RESERVED: &[&str] = &[
+        "true", "false", "tid", "any", "count", "exists", "forall", "and", "or", "not",
+    ];
     if !ok {
         return Err(node.err(format!("`{name}` is not a valid {what} name (letters, digits and `_`, not starting with a digit)")));
     }
@@ -795,11 +1110,19 @@ fn expect(node: &Node) -> LResult<Vec<(Mode, Verdict)>> {
     let mut out = Vec::new();
     for (k, v) in node.entries("expect (mode -> verdict)")? {
         let mode = Mode::parse(k).ok_or_else(|| {
-            let hint = did_you_mean(k, Mode::ALL.map(Mode::name)).map(|h| format!(" (did you mean `{h}`?)")).unwrap_or_default();
-            v.err(format!("unknown mode `{k}`{hint}: expected standard, thread-modular or cartesian-exc"))
+            let hint = did_you_mean(k, Mode::ALL.map(Mode::name))
+                .map(|h| format!(" (did you mean `{h}`?)"))
+                .unwrap_or_default();
+            v.err(format!(
+                "unknown mode `{k}`{hint}: expected standard, thread-modular or cartesian-exc"
+            ))
         })?;
         let s = v.str("a verdict")?;
-        let verdict = Verdict::parse(s).ok_or_else(|| v.err(format!("unknown verdict `{s}`: expected safe, unsafe or unknown")))?;
+        let verdict = Verdict::parse(s).ok_or_else(|| {
+            v.err(format!(
+                "unknown verdict `{s}`: expected safe, unsafe or unknown"
+            ))
+        })?;
         out.push((mode, verdict));
     }
     Ok(out)

@@ -88,8 +88,15 @@ pub struct Src<'a> {
 }
 
 impl Src<'_> {
-    pub fn err(&self, span: Span, message: impl Into<String>, label: impl Into<String>) -> Box<Diagnostic> {
-        Box::new(Diagnostic::new(self.file, self.path, message).with_snippet(self.text, span, label))
+    pub fn err(
+        &self,
+        span: Span,
+        message: impl Into<String>,
+        label: impl Into<String>,
+    ) -> Box<Diagnostic> {
+        Box::new(
+            Diagnostic::new(self.file, self.path, message).with_snippet(self.text, span, label),
+        )
     }
 }
 
@@ -112,7 +119,11 @@ impl<'a> Resolver<'a> {
                 let tpl = self.template_of_thread(thread);
                 let var = self.local_var(tpl, field, *fspan)?;
                 if var.len.is_some() {
-                    return Err(self.src.err(*fspan, format!("`{field}` is an array"), "index it: `p[1].a[i]`"));
+                    return Err(self.src.err(
+                        *fspan,
+                        format!("`{field}` is an array"),
+                        "index it: `p[1].a[i]`",
+                    ));
                 }
                 Ok((CExpr::InstLocal(thread as u32, var.slot), ty_of(var)))
             }
@@ -120,7 +131,9 @@ impl<'a> Resolver<'a> {
             ExprKind::At(Some(base), loc, lspan) => {
                 let thread = self.instance(base, scope)?;
                 let tpl = &self.names.templates[self.template_of_thread(thread)];
-                let mask = tpl.mask(loc).ok_or_else(|| self.unknown_place(loc, *lspan, [tpl]))?;
+                let mask = tpl
+                    .mask(loc)
+                    .ok_or_else(|| self.unknown_place(loc, *lspan, [tpl]))?;
                 Ok((CExpr::InstAt(thread as u32, mask), Ty::Bool))
             }
             ExprKind::Unary(op, a) => {
@@ -135,7 +148,13 @@ impl<'a> Resolver<'a> {
                 if let CExpr::Const(v) = x {
                     let v = match op {
                         UnOp::Not => (v == 0) as i64,
-                        UnOp::Neg => -v,
+                        UnOp::Neg => v.checked_neg().ok_or_else(|| {
+                            self.src.err(
+                                e.span,
+                                format!("arithmetic overflow in `-({v})`"),
+                                "evaluated when the model is loaded",
+                            )
+                        })?,
                         UnOp::BitNot => !v,
                     };
                     return Ok((CExpr::Const(v), want));
@@ -162,7 +181,11 @@ impl<'a> Resolver<'a> {
             Ty::Bool => "this is an int (compare it, e.g. `x != 0`)",
             Ty::Int => "this is a bool (ints and bools do not mix)",
         };
-        Err(self.src.err(span, format!("type error: {msg}, found {}", got.name()), hint))
+        Err(self.src.err(
+            span,
+            format!("type error: {msg}, found {}", got.name()),
+            hint,
+        ))
     }
 
     fn binary(&self, op: BinOp, a: &Expr, b: &Expr, span: Span, scope: &Scope) -> R<(CExpr, Ty)> {
@@ -177,7 +200,11 @@ impl<'a> Resolver<'a> {
             if tx != ty {
                 return Err(self.src.err(
                     span,
-                    format!("type error: `{sym}` compares {} with {}", tx.name(), ty.name()),
+                    format!(
+                        "type error: `{sym}` compares {} with {}",
+                        tx.name(),
+                        ty.name()
+                    ),
                     "both sides must have the same type (ints and bools do not mix)",
                 ));
             }
@@ -185,10 +212,17 @@ impl<'a> Resolver<'a> {
         } else {
             self.expect_ty(tx, Ty::Int, a.span, &format!("`{sym}` needs ints"))?;
             self.expect_ty(ty, Ty::Int, b.span, &format!("`{sym}` needs ints"))?;
-            if op.is_comparison() { Ty::Bool } else { Ty::Int }
+            if op.is_comparison() {
+                Ty::Bool
+            } else {
+                Ty::Int
+            }
         };
         if let (CExpr::Const(u), CExpr::Const(v)) = (&x, &y) {
-            let v = binop(op, *u, *v).map_err(|e| self.src.err(span, e.0.clone(), "evaluated when the model is loaded"))?;
+            let v = binop(op, *u, *v).map_err(|e| {
+                self.src
+                    .err(span, e.0.clone(), "evaluated when the model is loaded")
+            })?;
             return Ok((CExpr::Const(v), out));
         }
         Ok((CExpr::Bin(op, Box::new(x), Box::new(y)), out))
@@ -214,32 +248,81 @@ impl<'a> Resolver<'a> {
         }
         // Helpful errors for names that exist elsewhere.
         if n == "tid" {
-            return Err(self.src.err(span, "`tid` is only defined inside a thread's code or a count(...)", "no current thread here"));
+            return Err(self.src.err(
+                span,
+                "`tid` is only defined inside a thread's code or a count(...)",
+                "no current thread here",
+            ));
         }
         if n == "any" {
-            return Err(self.src.err(span, "`any` is only allowed as the whole right-hand side of an assignment", "`x := any`"));
+            return Err(self.src.err(
+                span,
+                "`any` is only allowed as the whole right-hand side of an assignment",
+                "`x := any`",
+            ));
         }
         if self.names.templates.iter().any(|t| t.name == n) {
-            return Err(self.src.err(span, format!("`{n}` is a thread template, not a value"), "use count(p: …), p[1]@L or p[1].k"));
+            return Err(self.src.err(
+                span,
+                format!("`{n}` is a thread template, not a value"),
+                "use count(p: …), p[1]@L or p[1].k",
+            ));
         }
-        if matches!(scope, Scope::Threads(_)) && local_tpl.is_none() && self.names.templates.iter().any(|t| t.locals.find(n).is_some()) {
-            return Err(self.src.err(span, format!("the local `{n}` is not visible here"), "locals are visible in count(p: …) over one template, not across templates"));
+        if matches!(scope, Scope::Threads(_))
+            && local_tpl.is_none()
+            && self
+                .names
+                .templates
+                .iter()
+                .any(|t| t.locals.find(n).is_some())
+        {
+            return Err(self.src.err(
+                span,
+                format!("the local `{n}` is not visible here"),
+                "locals are visible in count(p: …) over one template, not across templates",
+            ));
         }
         if matches!(scope, Scope::Const) && self.names.globals.find(n).is_some() {
-            return Err(self.src.err(span, format!("`{n}` is a variable; only params may be used here"), "a number over params is expected"));
+            return Err(self.src.err(
+                span,
+                format!("`{n}` is a variable; only params may be used here"),
+                "a number over params is expected",
+            ));
         }
-        if matches!(scope, Scope::Globals) && self.names.templates.iter().any(|t| t.locals.find(n).is_some()) {
+        if matches!(scope, Scope::Globals)
+            && self
+                .names
+                .templates
+                .iter()
+                .any(|t| t.locals.find(n).is_some())
+        {
             return Err(self.src.err(span, format!("`{n}` is a thread-local variable"), "only globals and params are visible here; constrain locals in `threads`, `one` or `others`"));
         }
-        if matches!(scope, Scope::Property) && self.names.templates.iter().any(|t| t.locals.find(n).is_some()) {
-            return Err(self.src.err(span, format!("`{n}` is a thread-local variable"), "name the instance (`p[1].k`) or count over a template (`count(p: k > 0)`)"));
+        if matches!(scope, Scope::Property)
+            && self
+                .names
+                .templates
+                .iter()
+                .any(|t| t.locals.find(n).is_some())
+        {
+            return Err(self.src.err(
+                span,
+                format!("`{n}` is a thread-local variable"),
+                "name the instance (`p[1].k`) or count over a template (`count(p: k > 0)`)",
+            ));
         }
         let mut cands: Vec<&str> = self.names.params.iter().map(|(p, _)| p.as_str()).collect();
         if !matches!(scope, Scope::Const) {
             cands.extend(self.names.globals.vars.iter().map(|v| v.name.as_str()));
         }
         if let Some(t) = local_tpl {
-            cands.extend(self.names.templates[t].locals.vars.iter().map(|v| v.name.as_str()));
+            cands.extend(
+                self.names.templates[t]
+                    .locals
+                    .vars
+                    .iter()
+                    .map(|v| v.name.as_str()),
+            );
         }
         let label = match did_you_mean(n, cands.iter().copied()) {
             Some(s) => format!("did you mean `{s}`?"),
@@ -251,9 +334,17 @@ impl<'a> Resolver<'a> {
 
     fn scalar(&self, v: &Var, span: Span, global: bool) -> R<(CExpr, Ty)> {
         if v.len.is_some() {
-            return Err(self.src.err(span, format!("`{}` is an array", v.name), "index it: `a[i]`"));
+            return Err(self.src.err(
+                span,
+                format!("`{}` is an array", v.name),
+                "index it: `a[i]`",
+            ));
         }
-        let e = if global { CExpr::Global(v.slot) } else { CExpr::Local(v.slot) };
+        let e = if global {
+            CExpr::Global(v.slot)
+        } else {
+            CExpr::Local(v.slot)
+        };
         Ok((e, ty_of(v)))
     }
 
@@ -272,12 +363,31 @@ impl<'a> Resolver<'a> {
             let thread = self.instance(inst, scope)?;
             let tpl = self.template_of_thread(thread);
             let var = self.local_var(tpl, field, *fspan)?.clone();
-            let len = var.len.ok_or_else(|| self.src.err(*fspan, format!("`{field}` is not an array"), "cannot be indexed"))?;
+            let len = var.len.ok_or_else(|| {
+                self.src.err(
+                    *fspan,
+                    format!("`{field}` is not an array"),
+                    "cannot be indexed",
+                )
+            })?;
             let i = self.compile_ty(idx, scope, Ty::Int, "an array index")?;
-            return Ok((CExpr::InstLocalCell(thread as u32, var.slot, len, var.name.clone().into(), Box::new(i)), ty_of(&var)));
+            return Ok((
+                CExpr::InstLocalCell(
+                    thread as u32,
+                    var.slot,
+                    len,
+                    var.name.clone().into(),
+                    Box::new(i),
+                ),
+                ty_of(&var),
+            ));
         }
         let ExprKind::Name(n) = &base.kind else {
-            return Err(self.src.err(base.span, "only a named array can be indexed", "not an array"));
+            return Err(self.src.err(
+                base.span,
+                "only a named array can be indexed",
+                "not an array",
+            ));
         };
         let local_tpl = self.local_template(scope);
         let found = local_tpl
@@ -289,19 +399,38 @@ impl<'a> Resolver<'a> {
             });
         let Some((var, global)) = found else {
             if self.names.templates.iter().any(|t| t.name == *n) {
-                return Err(self.src.err(span, format!("`{}` names a thread, not a value", &self.src.text[span.start..span.end]), "use it with `@L` or `.k`"));
+                return Err(self.src.err(
+                    span,
+                    format!(
+                        "`{}` names a thread, not a value",
+                        &self.src.text[span.start..span.end]
+                    ),
+                    "use it with `@L` or `.k`",
+                ));
             }
             self.name(n, base.span, scope)?;
-            return Err(self.src.err(base.span, format!("`{n}` is not an array"), "cannot be indexed"));
+            return Err(self.src.err(
+                base.span,
+                format!("`{n}` is not an array"),
+                "cannot be indexed",
+            ));
         };
         let Some(len) = var.len else {
-            return Err(self.src.err(base.span, format!("`{n}` is not an array"), "cannot be indexed"));
+            return Err(self.src.err(
+                base.span,
+                format!("`{n}` is not an array"),
+                "cannot be indexed",
+            ));
         };
         let i = self.compile_ty(idx, scope, Ty::Int, "an array index")?;
         if let CExpr::Const(k) = i
             && (k < 0 || k >= len as i64)
         {
-            return Err(self.src.err(idx.span, format!("array index {k} is out of bounds for `{n}` (length {len})"), "out of bounds"));
+            return Err(self.src.err(
+                idx.span,
+                format!("array index {k} is out of bounds for `{n}` (length {len})"),
+                "out of bounds",
+            ));
         }
         let name: Box<str> = var.name.clone().into();
         let e = if global {
@@ -315,22 +444,41 @@ impl<'a> Resolver<'a> {
     /// Resolves `p[2]` or `P1` to a thread index (properties only).
     pub fn instance(&self, e: &Expr, scope: &Scope) -> R<usize> {
         if !matches!(scope, Scope::Property) {
-            return Err(self.src.err(e.span, "named thread instances can only be used in properties", "not allowed here"));
+            return Err(self.src.err(
+                e.span,
+                "named thread instances can only be used in properties",
+                "not allowed here",
+            ));
         }
         let (name, nspan, idx) = match &e.kind {
             ExprKind::Name(n) => (n, e.span, None),
             ExprKind::Index(b, i) => match &b.kind {
                 ExprKind::Name(n) => (n, b.span, Some(i)),
-                _ => return Err(self.src.err(e.span, "expected a thread instance like `p[2]` or `P1`", "not an instance")),
+                _ => {
+                    return Err(self.src.err(
+                        e.span,
+                        "expected a thread instance like `p[2]` or `P1`",
+                        "not an instance",
+                    ));
+                }
             },
-            _ => return Err(self.src.err(e.span, "expected a thread instance like `p[2]` or `P1`", "not an instance")),
+            _ => {
+                return Err(self.src.err(
+                    e.span,
+                    "expected a thread instance like `p[2]` or `P1`",
+                    "not an instance",
+                ));
+            }
         };
         let Some(tpl) = self.names.templates.iter().find(|t| t.name == *name) else {
-            let label = match did_you_mean(name, self.names.templates.iter().map(|t| t.name.as_str())) {
-                Some(s) => format!("did you mean `{s}`?"),
-                None => "not a thread template".into(),
-            };
-            return Err(self.src.err(nspan, format!("unknown thread `{name}`"), label));
+            let label =
+                match did_you_mean(name, self.names.templates.iter().map(|t| t.name.as_str())) {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => "not a thread template".into(),
+                };
+            return Err(self
+                .src
+                .err(nspan, format!("unknown thread `{name}`"), label));
         };
         let k = match idx {
             None if tpl.count == 1 => 1,
@@ -344,10 +492,18 @@ impl<'a> Resolver<'a> {
             Some(i) => {
                 let (c, _) = self.compile(i, &Scope::Const)?;
                 let CExpr::Const(k) = c else {
-                    return Err(self.src.err(i.span, "an instance number must be a constant", "a number over params"));
+                    return Err(self.src.err(
+                        i.span,
+                        "an instance number must be a constant",
+                        "a number over params",
+                    ));
                 };
                 if k < 1 || k > tpl.count as i64 {
-                    return Err(self.src.err(i.span, format!("`{name}` has instances 1..{}, not {k}", tpl.count), "instance numbers are 1-based"));
+                    return Err(self.src.err(
+                        i.span,
+                        format!("`{name}` has instances 1..{}, not {k}", tpl.count),
+                        "instance numbers are 1-based",
+                    ));
                 }
                 k
             }
@@ -359,7 +515,9 @@ impl<'a> Resolver<'a> {
         self.names
             .templates
             .iter()
-            .position(|t| (t.first_thread as usize..(t.first_thread + t.count) as usize).contains(&thread))
+            .position(|t| {
+                (t.first_thread as usize..(t.first_thread + t.count) as usize).contains(&thread)
+            })
             .unwrap_or(0)
     }
 
@@ -370,7 +528,11 @@ impl<'a> Resolver<'a> {
                 Some(s) => format!("did you mean `{s}`?"),
                 None => format!("`{}` has no such local", t.name),
             };
-            self.src.err(span, format!("unknown local `{field}` of `{}`", t.name), label)
+            self.src.err(
+                span,
+                format!("unknown local `{field}` of `{}`", t.name),
+                label,
+            )
         })
     }
 
@@ -379,7 +541,11 @@ impl<'a> Resolver<'a> {
             Scope::Thread(t) => vec![*t],
             Scope::Threads(ts) => ts.clone(),
             _ => {
-                return Err(self.src.err(span, format!("`@{loc}` needs a thread"), "use count(p: @L), exists(p: @L) or p[1]@L"));
+                return Err(self.src.err(
+                    span,
+                    format!("`@{loc}` needs a thread"),
+                    "use count(p: @L), exists(p: @L) or p[1]@L",
+                ));
             }
         };
         let mut masks: Vec<Box<[bool]>> = vec![Box::new([]); self.names.templates.len()];
@@ -391,38 +557,75 @@ impl<'a> Resolver<'a> {
             }
         }
         if !any {
-            return Err(self.unknown_place(loc, lspan, tpls.iter().map(|&t| &self.names.templates[t])));
+            return Err(self.unknown_place(
+                loc,
+                lspan,
+                tpls.iter().map(|&t| &self.names.templates[t]),
+            ));
         }
         Ok((CExpr::At(masks.into()), Ty::Bool))
     }
 
-    fn unknown_place<'t>(&self, loc: &str, span: Span, tpls: impl IntoIterator<Item = &'t TplNames>) -> Box<Diagnostic> {
+    fn unknown_place<'t>(
+        &self,
+        loc: &str,
+        span: Span,
+        tpls: impl IntoIterator<Item = &'t TplNames>,
+    ) -> Box<Diagnostic> {
         let tpls: Vec<&TplNames> = tpls.into_iter().collect();
         let names: Vec<&str> = tpls.iter().flat_map(|t| t.place_names()).collect();
-        let owner = tpls.iter().map(|t| format!("`{}`", t.name)).collect::<Vec<_>>().join(", ");
+        let owner = tpls
+            .iter()
+            .map(|t| format!("`{}`", t.name))
+            .collect::<Vec<_>>()
+            .join(", ");
         let label = match did_you_mean(loc, names.iter().copied()) {
             Some(s) => format!("did you mean `{s}`?"),
             None => format!("known: {}", names.join(", ")),
         };
-        self.src.err(span, format!("no location or group `{loc}` in {owner}"), label)
+        self.src.err(
+            span,
+            format!("no location or group `{loc}` in {owner}"),
+            label,
+        )
     }
 
-    fn quant(&self, q: Quant, tscope: &Option<(String, Span)>, body: &Expr, span: Span, scope: &Scope) -> R<(CExpr, Ty)> {
+    fn quant(
+        &self,
+        q: Quant,
+        tscope: &Option<(String, Span)>,
+        body: &Expr,
+        span: Span,
+        scope: &Scope,
+    ) -> R<(CExpr, Ty)> {
         if !matches!(scope, Scope::Property) {
-            return Err(self.src.err(span, "count/exists/forall can only be used at the top of a property", "not allowed here"));
+            return Err(self.src.err(
+                span,
+                "count/exists/forall can only be used at the top of a property",
+                "not allowed here",
+            ));
         }
         let tpls: Vec<usize> = match tscope {
             None => (0..self.names.templates.len()).collect(),
-            Some((name, nspan)) => match self.names.templates.iter().position(|t| t.name == *name) {
-                Some(t) => vec![t],
-                None => {
-                    let label = match did_you_mean(name, self.names.templates.iter().map(|t| t.name.as_str())) {
-                        Some(s) => format!("did you mean `{s}`?"),
-                        None => "not a thread template (or write `*` for all threads)".into(),
-                    };
-                    return Err(self.src.err(*nspan, format!("unknown thread template `{name}`"), label));
+            Some((name, nspan)) => {
+                match self.names.templates.iter().position(|t| t.name == *name) {
+                    Some(t) => vec![t],
+                    None => {
+                        let label = match did_you_mean(
+                            name,
+                            self.names.templates.iter().map(|t| t.name.as_str()),
+                        ) {
+                            Some(s) => format!("did you mean `{s}`?"),
+                            None => "not a thread template (or write `*` for all threads)".into(),
+                        };
+                        return Err(self.src.err(
+                            *nspan,
+                            format!("unknown thread template `{name}`"),
+                            label,
+                        ));
+                    }
                 }
-            },
+            }
         };
         let threads: Box<[u32]> = tpls
             .iter()
@@ -431,17 +634,29 @@ impl<'a> Resolver<'a> {
                 tp.first_thread..tp.first_thread + tp.count
             })
             .collect();
-        let b = self.compile_ty(body, &Scope::Threads(tpls), Ty::Bool, "the body of a quantifier")?;
+        let b = self.compile_ty(
+            body,
+            &Scope::Threads(tpls),
+            Ty::Bool,
+            "the body of a quantifier",
+        )?;
         Ok(match q {
             Quant::Count => (CExpr::Count(threads, Box::new(b)), Ty::Int),
             Quant::Exists => (
-                CExpr::Bin(BinOp::Ge, Box::new(CExpr::Count(threads, Box::new(b))), Box::new(CExpr::Const(1))),
+                CExpr::Bin(
+                    BinOp::Ge,
+                    Box::new(CExpr::Count(threads, Box::new(b))),
+                    Box::new(CExpr::Const(1)),
+                ),
                 Ty::Bool,
             ),
             Quant::Forall => (
                 CExpr::Bin(
                     BinOp::Eq,
-                    Box::new(CExpr::Count(threads, Box::new(CExpr::Un(UnOp::Not, Box::new(b))))),
+                    Box::new(CExpr::Count(
+                        threads,
+                        Box::new(CExpr::Un(UnOp::Not, Box::new(b))),
+                    )),
                     Box::new(CExpr::Const(0)),
                 ),
                 Ty::Bool,

@@ -1,0 +1,151 @@
+//! Soundness and precision, differentially, on generated small models:
+//!
+//! * every state `standard` reaches has all its thread projections in the
+//!   thread-modular R, and every error it finds is an alarm there;
+//! * cartesian-exc with E = ∅ computes exactly the thread-modular R;
+//! * cartesian-exc with E = the reachable set computes exactly that set;
+//! * cartesian-exc with a random E contains every reachable state.
+
+mod common;
+
+use proptest::prelude::*;
+use serde_json::{Value, json};
+use weft::engine::cartesian::{Cartesian, Exceptions};
+use weft::engine::thread_modular::ThreadModular;
+use weft::engine::{self, CheckOptions};
+use weft::program::{Mode, Program, Val, Verdict};
+
+const GUARDS: &[&str] = &["true", "g0 == 0", "g0 != 1", "g1 < 2", "g0 == g1", "k == 0", "k == 1 || g1 == 2", "g0 + g1 >= 2"];
+const UPDATES: &[&str] = &["g0 := 1", "g0 := g1", "g1 := (g0 + 1) % 3", "k := 1 - k", "g0 := any", "g1 := 0", "g0 := 2; g1 := g0"];
+const ERRORS: &[&str] = &[
+    "count(*: @L1) >= 2",
+    "g0 == 2 && exists(*: @L2)",
+    "forall(*: @L0) && g1 == 1",
+    // Locals are visible in a count over one template only.
+    "count(SCOPE: @L1 && k == 1) == 1 && g0 == 1",
+    "exists(*: @L2) && exists(*: @L1)",
+];
+
+fn transition() -> impl Strategy<Value = Value> {
+    (0..3usize, 0..3usize, 0..GUARDS.len(), proptest::collection::vec(0..UPDATES.len(), 0..3)).prop_map(|(f, t, g, us)| {
+        let updates: Vec<&str> = us.iter().map(|&u| UPDATES[u]).collect();
+        json!({"from": format!("L{f}"), "to": format!("L{t}"), "when": GUARDS[g], "do": updates.join("; ")})
+    })
+}
+
+fn template(name: String, count: usize) -> impl Strategy<Value = Value> {
+    proptest::collection::vec(transition(), 1..6).prop_map(move |ts| {
+        json!({
+            "name": name, "count": count, "start": "L0",
+            "locals": {"k": {"type": "int", "min": 0, "max": 1, "init": 0}},
+            // Every template has L0..L2, so `@L2` is always defined.
+            "transitions": ts.into_iter().chain([json!({"from": "L2", "to": "L1", "when": "false"})]).collect::<Vec<_>>()
+        })
+    })
+}
+
+/// Small models: 2-4 threads (one replicated template, or one template per
+/// thread), two globals over 0..2, random guards and updates.
+fn model() -> impl Strategy<Value = Value> {
+    (2..=4usize, any::<bool>(), 0..3i64, 0..3i64, 0..ERRORS.len()).prop_flat_map(|(n, replicated, i0, i1, e)| {
+        let templates: BoxedStrategy<Vec<Value>> = if replicated {
+            template("p".into(), n).prop_map(|t| vec![t]).boxed()
+        } else {
+            (0..n).map(|i| template(format!("t{i}"), 1)).collect::<Vec<_>>().boxed()
+        };
+        templates.prop_map(move |threads| {
+            json!({
+                "name": "generated",
+                "globals": {"g0": {"type": "int", "min": 0, "max": 2, "init": i0}, "g1": {"type": "int", "min": 0, "max": 2, "init": i1}},
+                "threads": threads,
+                "properties": [{"name": "bad", "error": if replicated { ERRORS[e].replace("SCOPE", "p") } else { ERRORS[e].replace("SCOPE", "*").replace(" && k == 1", "") }}]
+            })
+        })
+    })
+}
+
+/// Every state of the full product space (small models only).
+fn all_states(prog: &Program) -> Vec<(Vec<Val>, Vec<Vec<Val>>)> {
+    let mut out = Vec::new();
+    let n = prog.threads.len();
+    let locals: Vec<Vec<Vec<Val>>> = (0..n)
+        .map(|t| {
+            let locs = prog.template_of(t).locations.len() as Val;
+            (0..locs).flat_map(|pc| (0..2).map(move |k| vec![pc, k])).collect()
+        })
+        .collect();
+    for g0 in 0..3 {
+        for g1 in 0..3 {
+            let mut combos: Vec<Vec<Vec<Val>>> = vec![vec![]];
+            for ls in &locals {
+                combos = combos.into_iter().flat_map(|c| ls.iter().map(move |l| [c.clone(), vec![l.clone()]].concat())).collect();
+            }
+            out.extend(combos.into_iter().map(|c| (vec![g0, g1], c)));
+        }
+    }
+    out
+}
+
+fn verdict(prog: &Program, mode: Mode) -> Verdict {
+    let r = engine::check(prog, mode, &CheckOptions::default()).unwrap();
+    r.outcomes[0].verdict
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn thread_modular_over_approximates_standard(m in model()) {
+        let prog = common::load_value(&m);
+        let reach = engine::standard::reachable(&prog);
+        let tm = ThreadModular::compute(&prog);
+        for t in 0..prog.threads.len() {
+            let r = tm.reach_values(t);
+            for (g, ls) in &reach {
+                prop_assert!(r.contains(&(g.clone(), ls[t].clone())), "state {g:?} {ls:?} missing from R of thread {t}");
+            }
+        }
+        if verdict(&prog, Mode::Standard) == Verdict::Unsafe {
+            prop_assert_eq!(verdict(&prog, Mode::ThreadModular), Verdict::Unknown);
+            prop_assert_eq!(verdict(&prog, Mode::CartesianExc), Verdict::Unknown);
+        }
+    }
+
+    #[test]
+    fn cartesian_without_exceptions_equals_thread_modular(m in model()) {
+        let prog = common::load_value(&m);
+        let tm = ThreadModular::compute(&prog);
+        let c = Cartesian::compute(&prog, Exceptions::Empty, &CheckOptions::default()).unwrap();
+        for t in 0..prog.threads.len() {
+            prop_assert_eq!(c.thread_states(t), tm.reach_values(t), "thread {}", t);
+        }
+        // And the two decide the property alike.
+        let no_exc = common::without_exceptions(prog.clone());
+        prop_assert_eq!(verdict(&no_exc, Mode::CartesianExc), verdict(&prog, Mode::ThreadModular));
+    }
+
+    #[test]
+    fn cartesian_with_the_reachable_set_as_exceptions_is_exact(m in model()) {
+        let prog = common::load_value(&m);
+        let reach = engine::standard::reachable(&prog);
+        let c = Cartesian::compute(&prog, Exceptions::States(&reach), &CheckOptions::default()).unwrap();
+        let reach_set: std::collections::HashSet<_> = reach.iter().cloned().collect();
+        for (g, ls) in all_states(&prog) {
+            let inside = c.contains_values(&g, &ls);
+            prop_assert_eq!(inside, reach_set.contains(&(g.clone(), ls.clone())), "state {:?} {:?}", g, ls);
+        }
+    }
+
+    #[test]
+    fn cartesian_with_random_exceptions_contains_every_reachable_state(m in model(), picks in proptest::collection::vec((any::<prop::sample::Index>(), any::<bool>()), 0..12)) {
+        let prog = common::load_value(&m);
+        let reach = engine::standard::reachable(&prog);
+        let everything = all_states(&prog);
+        // E: some reachable states and some arbitrary (often unreachable) ones.
+        let e: Vec<_> = picks.iter().map(|(i, from_reach)| if *from_reach { i.get(&reach).clone() } else { i.get(&everything).clone() }).collect();
+        let c = Cartesian::compute(&prog, Exceptions::States(&e), &CheckOptions::default()).unwrap();
+        for (g, ls) in &reach {
+            prop_assert!(c.contains_values(g, ls), "reachable state {:?} {:?} missing", g, ls);
+        }
+    }
+}
