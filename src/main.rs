@@ -22,7 +22,9 @@ fn run(cli: Cli) -> Result<u8, String> {
     match cli.command {
         Command::Check(args) => {
             let prog = match &args.exceptions {
-                Some(exc) => weft::model::load::load_with_exceptions(&args.model, &args.params, exc),
+                Some(exc) => {
+                    weft::model::load::load_with_exceptions(&args.model, &args.params, exc)
+                }
                 None => weft::model::load_file(&args.model, &args.params),
             }
             .map_err(|d| d.render())?;
@@ -56,7 +58,10 @@ fn run(cli: Cli) -> Result<u8, String> {
                 GenFamily::Simple { threads } => weft::bench::generate::simple(threads, false),
                 GenFamily::SimpleBool { threads } => weft::bench::generate::simple(threads, true),
             };
-            println!("{}", serde_json::to_string_pretty(&model).map_err(|e| e.to_string())?);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&model).map_err(|e| e.to_string())?
+            );
             Ok(0)
         }
     }

@@ -43,7 +43,11 @@ pub fn holds(error: &CExpr, exp: &Explorer, g: u32, locals: &[u32]) -> Result<bo
 #[derive(Clone, Debug)]
 enum Term {
     /// `count(scope: body)`, saturated at `cap`.
-    Count { member: Vec<bool>, body: CExpr, cap: i64 },
+    Count {
+        member: Vec<bool>,
+        body: CExpr,
+        cap: i64,
+    },
     /// A value read from one named thread's local store (evaluated in that
     /// thread's context).
     Inst { thread: usize, value: CExpr },
@@ -97,7 +101,12 @@ impl Decider {
 
     /// Is there `(g, l_1..l_n)` with `l_t ∈ cands[t]` satisfying the
     /// predicate? Returns one such choice of local stores.
-    pub fn witness(&self, exp: &Explorer, g: u32, cands: &[&[u32]]) -> Result<Option<Vec<u32>>, EvalError> {
+    pub fn witness(
+        &self,
+        exp: &Explorer,
+        g: u32,
+        cands: &[&[u32]],
+    ) -> Result<Option<Vec<u32>>, EvalError> {
         let prog = exp.prog;
         let gs = exp.globals.get(g);
         if cands.iter().any(|c| c.is_empty()) {
@@ -167,7 +176,10 @@ impl Decider {
             back.push(next_back);
         }
         for (i, v) in vectors.iter().enumerate() {
-            let ctx = Ctx { terms: v, ..Ctx::global(gs, None) };
+            let ctx = Ctx {
+                terms: v,
+                ..Ctx::global(gs, None)
+            };
             if self.root.eval(&ctx)? != 0 {
                 // Rebuild the choice of local stores.
                 let mut choice = vec![0u32; cands.len()];
@@ -196,9 +208,16 @@ fn extract(prog: &Program, e: &CExpr, terms: &mut Vec<Term>) -> CExpr {
             for &t in threads.iter() {
                 member[t as usize] = true;
             }
-            push(Term::Count { member, body: (**body).clone(), cap: 0 })
+            push(Term::Count {
+                member,
+                body: (**body).clone(),
+                cap: 0,
+            })
         }
-        CExpr::InstLocal(t, slot) => push(Term::Inst { thread: *t as usize, value: CExpr::Local(*slot) }),
+        CExpr::InstLocal(t, slot) => push(Term::Inst {
+            thread: *t as usize,
+            value: CExpr::Local(*slot),
+        }),
         CExpr::InstLocalCell(t, base, len, name, idx) => push(Term::Inst {
             thread: *t as usize,
             value: CExpr::LocalCell(*base, *len, name.clone(), idx.clone()),
@@ -206,7 +225,10 @@ fn extract(prog: &Program, e: &CExpr, terms: &mut Vec<Term>) -> CExpr {
         CExpr::InstAt(t, mask) => {
             let mut masks: Vec<Box<[bool]>> = vec![Box::new([]); prog.templates.len()];
             masks[prog.threads[*t as usize].template as usize] = mask.clone();
-            push(Term::Inst { thread: *t as usize, value: CExpr::At(masks.into()) })
+            push(Term::Inst {
+                thread: *t as usize,
+                value: CExpr::At(masks.into()),
+            })
         }
         CExpr::Un(op, a) => CExpr::Un(*op, Box::new(extract(prog, a, terms))),
         CExpr::Bin(op, a, b) => {
@@ -214,7 +236,12 @@ fn extract(prog: &Program, e: &CExpr, terms: &mut Vec<Term>) -> CExpr {
             let b = extract(prog, b, terms);
             CExpr::Bin(*op, Box::new(a), Box::new(b))
         }
-        CExpr::GlobalCell(base, len, name, idx) => CExpr::GlobalCell(*base, *len, name.clone(), Box::new(extract(prog, idx, terms))),
+        CExpr::GlobalCell(base, len, name, idx) => CExpr::GlobalCell(
+            *base,
+            *len,
+            name.clone(),
+            Box::new(extract(prog, idx, terms)),
+        ),
         other => other.clone(),
     }
 }

@@ -35,8 +35,20 @@ impl Witness {
         })
     }
     fn to_text(&self) -> String {
-        let g: Vec<String> = self.globals.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        let mut out = format!("    abstract error state: {}  | {}\n", g.join(" "), self.threads.iter().map(|(n, l, _)| format!("{n}:{l}")).collect::<Vec<_>>().join(" "));
+        let g: Vec<String> = self
+            .globals
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let mut out = format!(
+            "    abstract error state: {}  | {}\n",
+            g.join(" "),
+            self.threads
+                .iter()
+                .map(|(n, l, _)| format!("{n}:{l}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
         for (n, _, d) in &self.threads {
             if !d.is_empty() {
                 out.push_str(&format!("    how {n} gets there: {}\n", d.join(" ; ")));
@@ -94,12 +106,22 @@ pub struct RunReport {
 impl RunReport {
     /// The run's verdict: the worst over its properties.
     pub fn verdict(&self) -> Verdict {
-        self.outcomes.iter().map(|o| o.verdict).max().unwrap_or(Verdict::Safe)
+        self.outcomes
+            .iter()
+            .map(|o| o.verdict)
+            .max()
+            .unwrap_or(Verdict::Safe)
     }
 
     /// One JSON object per property (JSON Lines).
     pub fn to_json_lines(&self) -> String {
-        let stats = Value::Object(self.stats.entries.iter().map(|(k, v)| (k.to_string(), v.clone())).collect::<Map<_, _>>());
+        let stats = Value::Object(
+            self.stats
+                .entries
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect::<Map<_, _>>(),
+        );
         let mut out = String::new();
         for o in &self.outcomes {
             let mut m = Map::new();
@@ -109,7 +131,10 @@ impl RunReport {
             m.insert("verdict".into(), json!(o.verdict.name()));
             m.insert("reason".into(), json!(o.reason));
             m.insert("stats".into(), stats.clone());
-            m.insert("trace".into(), o.trace.as_ref().map(Trace::to_json).unwrap_or(Value::Null));
+            m.insert(
+                "trace".into(),
+                o.trace.as_ref().map(Trace::to_json).unwrap_or(Value::Null),
+            );
             if let Some(w) = &o.witness {
                 m.insert("witness".into(), w.to_json());
             }
@@ -146,7 +171,9 @@ impl RunReport {
             .entries
             .iter()
             .map(|(k, v)| match (*k, v.as_u64()) {
-                ("peak_memory_bytes", Some(b)) => format!("peak memory {:.1} MiB", b as f64 / 1048576.0),
+                ("peak_memory_bytes", Some(b)) => {
+                    format!("peak memory {:.1} MiB", b as f64 / 1048576.0)
+                }
                 ("time_s", _) => format!("time {v} s"),
                 _ => format!("{} {v}", k.replace('_', " ")),
             })

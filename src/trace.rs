@@ -38,7 +38,10 @@ impl Trace {
         let initial_locals = (0..prog.threads.len())
             .map(|t| {
                 let tpl = prog.template_of(t);
-                (prog.threads[t].name.clone(), tpl.render_local(exp.local(t, initial.1[t])))
+                (
+                    prog.threads[t].name.clone(),
+                    tpl.render_local(exp.local(t, initial.1[t])),
+                )
             })
             .collect();
         let steps = steps
@@ -92,18 +95,41 @@ impl Trace {
 
     /// Human-readable lines, one per step.
     pub fn to_text(&self) -> String {
-        let show = |vars: &Vars| vars.iter().map(|(k, v)| format!("{k}={}", plain(v))).collect::<Vec<_>>().join(" ");
+        let show = |vars: &Vars| {
+            vars.iter()
+                .map(|(k, v)| format!("{k}={}", plain(v)))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
         let mut out = String::new();
         let locals: Vec<String> = self
             .initial_locals
             .iter()
             .map(|(n, v)| format!("{n}:{}", show(v).trim_start_matches("pc=")))
             .collect();
-        let width = self.steps.iter().map(|s| s.thread.len() + s.transition.len() + 3).max().unwrap_or(0).max(13);
-        out.push_str(&format!("    0  {:<width$} {}  | {}\n", "initial state", show(&self.initial_globals), locals.join(" ")));
+        let width = self
+            .steps
+            .iter()
+            .map(|s| s.thread.len() + s.transition.len() + 3)
+            .max()
+            .unwrap_or(0)
+            .max(13);
+        out.push_str(&format!(
+            "    0  {:<width$} {}  | {}\n",
+            "initial state",
+            show(&self.initial_globals),
+            locals.join(" ")
+        ));
         for (i, s) in self.steps.iter().enumerate() {
             let head = format!("{} {}", s.thread, quote(&s.transition));
-            out.push_str(&format!("    {:<2} {:<width$} {}  | {}: {}\n", i + 1, head, show(&s.globals), s.thread, show(&s.locals).trim_start_matches("pc=")));
+            out.push_str(&format!(
+                "    {:<2} {:<width$} {}  | {}: {}\n",
+                i + 1,
+                head,
+                show(&s.globals),
+                s.thread,
+                show(&s.locals).trim_start_matches("pc=")
+            ));
         }
         if let Some(f) = &self.failure {
             out.push_str(&format!("       then: {f}\n"));

@@ -21,7 +21,10 @@ fn peterson_fixpoint_is_the_papers_x4_product_by_product() {
         .map(|(g, comps)| {
             let key = g.iter().map(|v| v.to_string()).collect::<String>();
             let locs = |t: usize| {
-                let mut v: Vec<String> = comps[t].iter().map(|l| tpl(t).locations[l[0] as usize].clone()).collect();
+                let mut v: Vec<String> = comps[t]
+                    .iter()
+                    .map(|l| tpl(t).locations[l[0] as usize].clone())
+                    .collect();
                 v.sort();
                 v.concat()
             };
@@ -66,13 +69,20 @@ fn lock_schema_grid_is_proved_with_the_section_5_exceptions_only() {
             let r = engine::check(&prog, Mode::CartesianExc, &CheckOptions::default()).unwrap();
             assert_eq!(r.verdict(), Verdict::Safe, "lock({n},{m}) with exceptions");
             // E has the n products C(1)..C(n) (Section 5).
-            assert_eq!(r.stats.get("exception_products").and_then(|v| v.as_u64()), Some(n as u64));
+            assert_eq!(
+                r.stats.get("exception_products").and_then(|v| v.as_u64()),
+                Some(n as u64)
+            );
         }
     }
     for (n, m) in [(10, 1), (20, 3), (50, 9)] {
         let prog = common::without_exceptions(common::load_value(&lock(n, m)));
         let r = engine::check(&prog, Mode::CartesianExc, &CheckOptions::default()).unwrap();
-        assert_eq!(r.outcomes[0].verdict, Verdict::Unknown, "lock({n},{m}) without exceptions");
+        assert_eq!(
+            r.outcomes[0].verdict,
+            Verdict::Unknown,
+            "lock({n},{m}) without exceptions"
+        );
     }
 }
 
@@ -110,24 +120,47 @@ fn exceptions_can_come_from_a_separate_file() {
     let dir = std::env::temp_dir().join(format!("weft-exc-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("e.json");
-    std::fs::write(&file, r#"[{"when": "x == 1 && y == 1 && turn == 0", "threads": {"P1": "@B", "P2": "@D"}},
+    std::fs::write(
+        &file,
+        r#"[{"when": "x == 1 && y == 1 && turn == 0", "threads": {"P1": "@B", "P2": "@D"}},
         {"when": "x == 1 && y == 1 && turn == 0", "threads": {"P1": "@C", "P2": "@C"}},
-        {"when": "x == 1 && y == 1 && turn == 1", "threads": {"P1": "@D", "P2": "@B"}}]"#).unwrap();
+        {"when": "x == 1 && y == 1 && turn == 1", "threads": {"P1": "@D", "P2": "@B"}}]"#,
+    )
+    .unwrap();
     let model = common::models_dir().join("peterson.json");
     let prog = weft::model::load::load_with_exceptions(&model, &[], &file).unwrap();
-    assert_eq!(engine::check(&prog, Mode::CartesianExc, &CheckOptions::default()).unwrap().verdict(), Verdict::Safe);
+    assert_eq!(
+        engine::check(&prog, Mode::CartesianExc, &CheckOptions::default())
+            .unwrap()
+            .verdict(),
+        Verdict::Safe
+    );
     // Only two of the three: the proof fails.
     std::fs::write(&file, r#"{"exceptions": [{"when": "x == 1 && y == 1 && turn == 0", "threads": {"P1": "@B", "P2": "@D"}},
         {"when": "x == 1 && y == 1 && turn == 0", "threads": {"P1": "@C", "P2": "@C"}}]}"#).unwrap();
     let prog = weft::model::load::load_with_exceptions(&model, &[], &file).unwrap();
-    assert_eq!(engine::check(&prog, Mode::CartesianExc, &CheckOptions::default()).unwrap().verdict(), Verdict::Unknown);
+    assert_eq!(
+        engine::check(&prog, Mode::CartesianExc, &CheckOptions::default())
+            .unwrap()
+            .verdict(),
+        Verdict::Unknown
+    );
 }
 
 #[test]
 fn show_invariant_json_has_products_and_exceptions() {
     let prog = common::load("peterson.json");
-    let r = engine::check(&prog, Mode::CartesianExc, &CheckOptions { show_invariant: true, ..Default::default() }).unwrap();
-    let line: serde_json::Value = serde_json::from_str(r.to_json_lines().lines().next().unwrap()).unwrap();
+    let r = engine::check(
+        &prog,
+        Mode::CartesianExc,
+        &CheckOptions {
+            show_invariant: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let line: serde_json::Value =
+        serde_json::from_str(r.to_json_lines().lines().next().unwrap()).unwrap();
     assert_eq!(line["invariant"]["products"].as_array().unwrap().len(), 8);
     assert_eq!(line["invariant"]["exceptions"].as_array().unwrap().len(), 3);
     assert_eq!(line["invariant"]["exceptions"][0]["threads"][0][0], "B");

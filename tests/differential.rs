@@ -15,8 +15,25 @@ use weft::engine::thread_modular::ThreadModular;
 use weft::engine::{self, CheckOptions};
 use weft::program::{Mode, Program, Val, Verdict};
 
-const GUARDS: &[&str] = &["true", "g0 == 0", "g0 != 1", "g1 < 2", "g0 == g1", "k == 0", "k == 1 || g1 == 2", "g0 + g1 >= 2"];
-const UPDATES: &[&str] = &["g0 := 1", "g0 := g1", "g1 := (g0 + 1) % 3", "k := 1 - k", "g0 := any", "g1 := 0", "g0 := 2; g1 := g0"];
+const GUARDS: &[&str] = &[
+    "true",
+    "g0 == 0",
+    "g0 != 1",
+    "g1 < 2",
+    "g0 == g1",
+    "k == 0",
+    "k == 1 || g1 == 2",
+    "g0 + g1 >= 2",
+];
+const UPDATES: &[&str] = &[
+    "g0 := 1",
+    "g0 := g1",
+    "g1 := (g0 + 1) % 3",
+    "k := 1 - k",
+    "g0 := any",
+    "g1 := 0",
+    "g0 := 2; g1 := g0",
+];
 const ERRORS: &[&str] = &[
     "count(*: @L1) >= 2",
     "g0 == 2 && exists(*: @L2)",
@@ -71,14 +88,22 @@ fn all_states(prog: &Program) -> Vec<(Vec<Val>, Vec<Vec<Val>>)> {
     let locals: Vec<Vec<Vec<Val>>> = (0..n)
         .map(|t| {
             let locs = prog.template_of(t).locations.len() as Val;
-            (0..locs).flat_map(|pc| (0..2).map(move |k| vec![pc, k])).collect()
+            (0..locs)
+                .flat_map(|pc| (0..2).map(move |k| vec![pc, k]))
+                .collect()
         })
         .collect();
     for g0 in 0..3 {
         for g1 in 0..3 {
             let mut combos: Vec<Vec<Vec<Val>>> = vec![vec![]];
             for ls in &locals {
-                combos = combos.into_iter().flat_map(|c| ls.iter().map(move |l| [c.clone(), vec![l.clone()]].concat())).collect();
+                combos = combos
+                    .into_iter()
+                    .flat_map(|c| {
+                        ls.iter()
+                            .map(move |l| [c.clone(), vec![l.clone()]].concat())
+                    })
+                    .collect();
             }
             out.extend(combos.into_iter().map(|c| (vec![g0, g1], c)));
         }

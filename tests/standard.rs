@@ -18,12 +18,24 @@ fn states(p: &weft::program::Program) -> u64 {
 fn lock_schema_counts_match_the_formula() {
     // The figures, from (m+1)^n + n*2m*(m+1)^(n-1).
     for (n, m, expected) in [(2, 1, 12), (3, 1, 32), (3, 2, 135), (4, 1, 80)] {
-        assert_eq!(lock_state_count(n, m), expected, "formula for lock({n},{m})");
-        assert_eq!(states(&common::load_value(&lock(n, m))) as u128, expected, "lock({n},{m})");
+        assert_eq!(
+            lock_state_count(n, m),
+            expected,
+            "formula for lock({n},{m})"
+        );
+        assert_eq!(
+            states(&common::load_value(&lock(n, m))) as u128,
+            expected,
+            "lock({n},{m})"
+        );
     }
     // Larger ones, from the formula only.
     for (n, m) in [(6, 3), (8, 2), (10, 1)] {
-        assert_eq!(states(&common::load_value(&lock(n, m))) as u128, lock_state_count(n, m), "lock({n},{m})");
+        assert_eq!(
+            states(&common::load_value(&lock(n, m))) as u128,
+            lock_state_count(n, m),
+            "lock({n},{m})"
+        );
     }
 }
 
@@ -43,10 +55,20 @@ fn every_shipped_model_meets_its_expectations() {
             continue;
         }
         let prog = weft::model::load_file(&path, &[]).unwrap_or_else(|d| panic!("{}", d.render()));
-        assert!(!prog.expect.is_empty(), "{} has no `expect`", path.display());
+        assert!(
+            !prog.expect.is_empty(),
+            "{} has no `expect`",
+            path.display()
+        );
         for &(mode, verdict) in &prog.expect {
             let r = engine::check(&prog, mode, &CheckOptions::default()).unwrap();
-            assert_eq!(r.verdict(), verdict, "{} in mode {}", path.display(), mode.name());
+            assert_eq!(
+                r.verdict(),
+                verdict,
+                "{} in mode {}",
+                path.display(),
+                mode.name()
+            );
             checked += 1;
         }
     }
@@ -58,7 +80,11 @@ fn every_shipped_model_meets_its_expectations() {
 /// printed values; the last state must violate the property.
 fn replay(model: &str, property: &str) {
     let path = common::models_dir().join(model);
-    let out = Command::cargo_bin("weft").unwrap().args(["check", path.to_str().unwrap(), "--format", "json"]).output().unwrap();
+    let out = Command::cargo_bin("weft")
+        .unwrap()
+        .args(["check", path.to_str().unwrap(), "--format", "json"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1), "{model} should be unsafe");
     let line = String::from_utf8(out.stdout)
         .unwrap()
@@ -77,13 +103,20 @@ fn replay(model: &str, property: &str) {
         .into_iter()
         .find(|(g, ls)| {
             obj(prog.globals.render(exp.globals.get(*g))) == trace["initial"]["globals"]
-                && (0..prog.threads.len()).all(|t| obj(prog.template_of(t).render_local(exp.local(t, ls[t]))) == trace["initial"]["locals"][&prog.threads[t].name])
+                && (0..prog.threads.len()).all(|t| {
+                    obj(prog.template_of(t).render_local(exp.local(t, ls[t])))
+                        == trace["initial"]["locals"][&prog.threads[t].name]
+                })
         })
         .expect("the trace starts in an initial state");
     let steps = trace["steps"].as_array().unwrap();
     assert!(!steps.is_empty());
     for (k, step) in steps.iter().enumerate() {
-        let t = prog.threads.iter().position(|th| th.name == step["thread"]).expect("known thread");
+        let t = prog
+            .threads
+            .iter()
+            .position(|th| th.name == step["thread"])
+            .expect("known thread");
         let tpl = prog.template_of(t);
         let succs = exp.successors(t, g, ls[t]);
         let next = succs
@@ -94,12 +127,20 @@ fn replay(model: &str, property: &str) {
                     && obj(prog.globals.render(exp.globals.get(s.g))) == step["globals"]
                     && obj(tpl.render_local(exp.local(t, s.l))) == step["locals"]
             })
-            .unwrap_or_else(|| panic!("{model} step {}: not an enabled transition with these values: {step}", k + 1));
+            .unwrap_or_else(|| {
+                panic!(
+                    "{model} step {}: not an enabled transition with these values: {step}",
+                    k + 1
+                )
+            });
         g = next.g;
         ls[t] = next.l;
     }
     let p = prog.properties.iter().find(|p| p.name == property).unwrap();
-    assert!(weft::property::holds(&p.error, &exp, g, &ls).unwrap(), "{model}: the last state is not an error state");
+    assert!(
+        weft::property::holds(&p.error, &exp, g, &ls).unwrap(),
+        "{model}: the last state is not an error state"
+    );
 }
 
 #[test]
@@ -125,10 +166,17 @@ fn traces_are_shortest() {
 #[test]
 fn state_budget_ends_in_unknown_with_exit_3() {
     let path = common::models_dir().join("lock.json");
-    let out = Command::cargo_bin("weft").unwrap().args(["check", path.to_str().unwrap(), "--max-states", "10"]).output().unwrap();
+    let out = Command::cargo_bin("weft")
+        .unwrap()
+        .args(["check", path.to_str().unwrap(), "--max-states", "10"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(3));
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("state budget of 10 states exhausted"), "{text}");
+    assert!(
+        text.contains("state budget of 10 states exhausted"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -144,10 +192,22 @@ fn run_time_model_errors_are_reported_with_a_trace() {
     });
     let prog = common::load_value(&model);
     let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
-    let me = r.outcomes.iter().find(|o| o.property == engine::MODEL_ERRORS).unwrap();
+    let me = r
+        .outcomes
+        .iter()
+        .find(|o| o.property == engine::MODEL_ERRORS)
+        .unwrap();
     assert_eq!(me.verdict, Verdict::Unsafe);
     let trace = me.trace.as_ref().unwrap();
-    assert!(trace.failure.as_deref().unwrap().contains("division by zero"), "{:?}", trace.failure);
+    assert!(
+        trace
+            .failure
+            .as_deref()
+            .unwrap()
+            .contains("division by zero"),
+        "{:?}",
+        trace.failure
+    );
     // a decrements x twice (2 -> 1 -> 0, via t -> s in between): 3 steps.
     assert_eq!(trace.steps.len(), 3);
     assert_eq!(r.verdict(), Verdict::Unsafe);

@@ -31,11 +31,19 @@ fn simple_n_reach_and_guarantee_equal_the_papers_predicates() {
     for n in 2..=5i64 {
         let prog = common::load_value(&simple(n as u32, false));
         let tm = ThreadModular::compute(&prog);
-        let loc_number = |pc: Val| prog.templates[0].locations[pc as usize].parse::<i64>().unwrap();
+        let loc_number = |pc: Val| {
+            prog.templates[0].locations[pc as usize]
+                .parse::<i64>()
+                .unwrap()
+        };
         let mut total = 0;
         for t in 0..n as usize {
             let tid = t as i64 + 1;
-            let got: FxHashSet<(i64, i64, i64)> = tm.reach_values(t).into_iter().map(|(g, l)| (g[0] as i64, g[1] as i64, loc_number(l[0]))).collect();
+            let got: FxHashSet<(i64, i64, i64)> = tm
+                .reach_values(t)
+                .into_iter()
+                .map(|(g, l)| (g[0] as i64, g[1] as i64, loc_number(l[0])))
+                .collect();
             let mut want = FxHashSet::default();
             for m in 0..=n {
                 for x in 0..=2 {
@@ -48,10 +56,17 @@ fn simple_n_reach_and_guarantee_equal_the_papers_predicates() {
             }
             assert_eq!(got, want, "R for tid {tid} in Simple({n})");
             total += want.len();
-            let got_g: FxHashSet<((i64, i64), (i64, i64))> =
-                tm.guarantee_values(t).into_iter().map(|(a, b)| ((a[0] as i64, a[1] as i64), (b[0] as i64, b[1] as i64))).collect();
+            let got_g: FxHashSet<((i64, i64), (i64, i64))> = tm
+                .guarantee_values(t)
+                .into_iter()
+                .map(|(a, b)| ((a[0] as i64, a[1] as i64), (b[0] as i64, b[1] as i64)))
+                .collect();
             let mut want_g = FxHashSet::default();
-            for (m, x, m2, x2) in (0..=n).flat_map(|m| (0..=2).flat_map(move |x| (0..=n).flat_map(move |m2| (0..=2).map(move |x2| (m, x, m2, x2))))) {
+            for (m, x, m2, x2) in (0..=n).flat_map(|m| {
+                (0..=2).flat_map(move |x| {
+                    (0..=n).flat_map(move |m2| (0..=2).map(move |x2| (m, x, m2, x2)))
+                })
+            }) {
                 if paper_g(tid, m, x, m2, x2) {
                     want_g.insert(((m, x), (m2, x2)));
                 }
@@ -63,20 +78,41 @@ fn simple_n_reach_and_guarantee_equal_the_papers_predicates() {
         assert_eq!(total as i64, n * (4 * n + 2));
         let r = engine::check(&prog, Mode::ThreadModular, &CheckOptions::default()).unwrap();
         for o in &r.outcomes {
-            assert_eq!(o.verdict, Verdict::Safe, "Simple({n}) property {}", o.property);
+            assert_eq!(
+                o.verdict,
+                Verdict::Safe,
+                "Simple({n}) property {}",
+                o.property
+            );
         }
-        assert_eq!(r.outcomes.len(), 4, "no-race, inv, assertions, model-errors");
+        assert_eq!(
+            r.outcomes.len(),
+            4,
+            "no-race, inv, assertions, model-errors"
+        );
     }
 }
 
 #[test]
 fn simple_bool_raises_an_alarm_for_the_race() {
     let prog = common::load("simple-bool.json");
-    let r = engine::check(&prog, Mode::ThreadModular, &CheckOptions { properties: vec!["no-race".into()], ..Default::default() }).unwrap();
+    let r = engine::check(
+        &prog,
+        Mode::ThreadModular,
+        &CheckOptions {
+            properties: vec!["no-race".into()],
+            ..Default::default()
+        },
+    )
+    .unwrap();
     assert_eq!(r.outcomes[0].verdict, Verdict::Unknown);
     // The witness really is a race: two threads at 2, 3 or 4.
     let w = r.outcomes[0].witness.as_ref().unwrap();
-    let racing = w.threads.iter().filter(|(_, l, _)| ["2", "3", "4"].contains(&l.as_str())).count();
+    let racing = w
+        .threads
+        .iter()
+        .filter(|(_, l, _)| ["2", "3", "4"].contains(&l.as_str()))
+        .count();
     assert!(racing >= 2, "{w:?}");
 }
 
@@ -87,27 +123,51 @@ fn peterson_alarm_is_both_threads_at_d_with_x_and_y_set() {
     let mutex = &r.outcomes[0];
     assert_eq!(mutex.verdict, Verdict::Unknown);
     let w = mutex.witness.as_ref().unwrap();
-    let g: Vec<(String, i64)> = w.globals.iter().map(|(k, v)| (k.clone(), v.as_i64().unwrap())).collect();
+    let g: Vec<(String, i64)> = w
+        .globals
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_i64().unwrap()))
+        .collect();
     assert_eq!(&g[..2], &[("x".to_string(), 1), ("y".to_string(), 1)]);
-    assert!(w.threads.iter().all(|(_, l, d)| l == "D" && d.first().is_some_and(|s| s.starts_with("init"))), "{w:?}");
+    assert!(
+        w.threads
+            .iter()
+            .all(|(_, l, d)| l == "D" && d.first().is_some_and(|s| s.starts_with("init"))),
+        "{w:?}"
+    );
 }
 
 #[test]
 fn the_witness_derivation_starts_at_init_and_ends_at_the_error_state() {
     let prog = common::load("lock.json");
     let r = engine::check(&prog, Mode::ThreadModular, &CheckOptions::default()).unwrap();
-    let w = r.outcomes[0].witness.as_ref().expect("lock(3,2) raises an alarm");
+    let w = r.outcomes[0]
+        .witness
+        .as_ref()
+        .expect("lock(3,2) raises an alarm");
     for (_, local, derivation) in &w.threads {
         assert!(derivation[0].starts_with("init"));
-        assert!(derivation.last().unwrap().ends_with(local.as_str()), "{derivation:?} should end at {local}");
+        assert!(
+            derivation.last().unwrap().ends_with(local.as_str()),
+            "{derivation:?} should end at {local}"
+        );
     }
 }
 
 #[test]
 fn show_invariant_lists_reach_and_guarantee_in_json() {
     let prog = common::load("simple.json");
-    let r = engine::check(&prog, Mode::ThreadModular, &CheckOptions { show_invariant: true, ..Default::default() }).unwrap();
-    let line: serde_json::Value = serde_json::from_str(r.to_json_lines().lines().next().unwrap()).unwrap();
+    let r = engine::check(
+        &prog,
+        Mode::ThreadModular,
+        &CheckOptions {
+            show_invariant: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let line: serde_json::Value =
+        serde_json::from_str(r.to_json_lines().lines().next().unwrap()).unwrap();
     let threads = line["invariant"]["threads"].as_array().unwrap();
     assert_eq!(threads.len(), 3);
     // Simple(3): |R| per thread is 4n+2 = 14, |G| is 2 + 1 + 2 = 5 per thread.

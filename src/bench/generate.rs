@@ -11,7 +11,11 @@ pub fn lock(n: u32, m: u32) -> Value {
     let mut transitions = Vec::new();
     let mut crit = Vec::new();
     for k in 1..=m {
-        let next = if k == m { "done".to_string() } else { format!("l1_{}", k + 1) };
+        let next = if k == m {
+            "done".to_string()
+        } else {
+            format!("l1_{}", k + 1)
+        };
         transitions.push(json!({"from": format!("l1_{k}"), "to": format!("l2_{k}"), "when": "lck == 0", "do": "lck := 1", "label": format!("acquire {k}")}));
         transitions.push(json!({"from": format!("l2_{k}"), "to": format!("l3_{k}"), "label": format!("critical {k}")}));
         transitions.push(json!({"from": format!("l3_{k}"), "to": next, "do": "lck := 0", "label": format!("release {k}")}));
@@ -39,9 +43,19 @@ pub fn lock(n: u32, m: u32) -> Value {
 /// the Section 1.2 variant where the mutex is a bool.
 pub fn simple(n: u32, boolean_mutex: bool) -> Value {
     let (m, acquire, release, inv) = if boolean_mutex {
-        (json!({"type": "bool", "init": false}), json!({"from": "1", "to": "2", "when": "!m", "do": "m := true", "label": "acquire"}), "m := false", "!m -> x == 1")
+        (
+            json!({"type": "bool", "init": false}),
+            json!({"from": "1", "to": "2", "when": "!m", "do": "m := true", "label": "acquire"}),
+            "m := false",
+            "!m -> x == 1",
+        )
     } else {
-        (json!({"type": "int", "min": 0, "max": "n", "init": 0}), json!({"from": "1", "to": "2", "when": "m == 0", "do": "m := tid", "label": "acquire"}), "m := 0", "m == 0 -> x == 1")
+        (
+            json!({"type": "int", "min": 0, "max": "n", "init": 0}),
+            json!({"from": "1", "to": "2", "when": "m == 0", "do": "m := tid", "label": "acquire"}),
+            "m := 0",
+            "m == 0 -> x == 1",
+        )
     };
     json!({
         "format": "weft/1",

@@ -28,6 +28,9 @@ const MAX_LOCALS: usize = 1 << 16;
 /// Global stores enumerated at most to instantiate exception entries.
 const MAX_GLOBALS: usize = 1 << 20;
 
+/// A product as values: (global store, per-thread sets of local stores).
+pub type ProductValues = (Vec<Val>, Vec<Vec<Vec<Val>>>);
+
 /// Where E comes from.
 pub enum Exceptions<'a> {
     /// The model's `exceptions` entries (or `--exceptions FILE`).
@@ -77,17 +80,33 @@ impl<'p> Cartesian<'p> {
             }
             per_template.push(stores.len());
         }
-        let universe = prog.threads.iter().map(|t| per_template[t.template as usize]).collect();
+        let universe = prog
+            .threads
+            .iter()
+            .map(|t| per_template[t.template as usize])
+            .collect();
         Ok((exp, universe))
     }
 
-    pub fn compute(prog: &'p Program, source: Exceptions, opts: &CheckOptions) -> Result<Cartesian<'p>, String> {
+    pub fn compute(
+        prog: &'p Program,
+        source: Exceptions,
+        opts: &CheckOptions,
+    ) -> Result<Cartesian<'p>, String> {
         let (mut exp, universe) = Cartesian::explorer(prog)?;
         let exceptions = match source {
             Exceptions::States(states) => {
                 let ids: Vec<(u32, Vec<u32>)> = states
                     .iter()
-                    .map(|(g, ls)| (exp.globals.intern(g), ls.iter().enumerate().map(|(t, l)| exp.intern_local(t, l)).collect()))
+                    .map(|(g, ls)| {
+                        (
+                            exp.globals.intern(g),
+                            ls.iter()
+                                .enumerate()
+                                .map(|(t, l)| exp.intern_local(t, l))
+                                .collect(),
+                        )
+                    })
                     .collect();
                 ExceptionSet::from_states(&ids, &universe)
             }
@@ -104,10 +123,20 @@ impl<'p> Cartesian<'p> {
                     format!("the exception entries range over more than {MAX_GLOBALS} global stores; restrict the model's globals")
                 })?;
                 let gs: Vec<u32> = stores.iter().map(|s| exp.globals.intern(s)).collect();
-                ExceptionSet::from_entries(&exp, &gs, &universe).map_err(|e| format!("evaluating the exception set: {}", e.0))?
+                ExceptionSet::from_entries(&exp, &gs, &universe)
+                    .map_err(|e| format!("evaluating the exception set: {}", e.0))?
             }
         };
-        let mut c = Cartesian { exp, universe, exceptions, x: FxHashMap::default(), model_error: None, posts: 0, rounds: 0, stopped: None };
+        let mut c = Cartesian {
+            exp,
+            universe,
+            exceptions,
+            x: FxHashMap::default(),
+            model_error: None,
+            posts: 0,
+            rounds: 0,
+            stopped: None,
+        };
         c.run(opts);
         Ok(c)
     }
@@ -118,7 +147,11 @@ impl<'p> Cartesian<'p> {
         let budget = Budget::new(opts);
         let mut queue = Worklist::default();
         // init: per initial global store, the product of initial local sets.
-        let init_g: Vec<u32> = prog.init_globals.iter().map(|g| self.exp.globals.intern(g)).collect();
+        let init_g: Vec<u32> = prog
+            .init_globals
+            .iter()
+            .map(|g| self.exp.globals.intern(g))
+            .collect();
         let init_base: Product = (0..n)
             .map(|t| {
                 let mut b = BitSet::empty(self.universe[t]);
@@ -171,7 +204,9 @@ impl<'p> Cartesian<'p> {
                         continue;
                     }
                     self.posts += 1;
-                    let rel = relevant.entry(s.g).or_insert_with(|| Relevant::new(base, self.exceptions.products(s.g)));
+                    let rel = relevant
+                        .entry(s.g)
+                        .or_insert_with(|| Relevant::new(base, self.exceptions.products(s.g)));
                     if let Some(rm) = rel.subtract(Some((i, s.l))) {
                         join(&mut self.x, queue, s.g, base, Some((i, s.l)), &rm);
                     }
@@ -182,14 +217,23 @@ impl<'p> Cartesian<'p> {
 
     /// Is the concrete state in γ_cart(X) ∪ E?
     pub fn contains(&self, g: u32, ls: &[u32]) -> bool {
-        let in_x = self.x.get(&g).is_some_and(|p| p.iter().zip(ls).all(|(c, &l)| c.contains(l)));
+        let in_x = self
+            .x
+            .get(&g)
+            .is_some_and(|p| p.iter().zip(ls).all(|(c, &l)| c.contains(l)));
         in_x || self.exceptions.contains(g, ls)
     }
 
     /// Is the concrete state, given by values, in γ_cart(X) ∪ E?
     pub fn contains_values(&self, g: &[Val], ls: &[Vec<Val>]) -> bool {
-        let Some(g) = self.exp.globals.lookup(g) else { return false };
-        let ids: Option<Vec<u32>> = ls.iter().enumerate().map(|(t, l)| self.exp.locals[self.exp.template_id(t)].lookup(l)).collect();
+        let Some(g) = self.exp.globals.lookup(g) else {
+            return false;
+        };
+        let ids: Option<Vec<u32>> = ls
+            .iter()
+            .enumerate()
+            .map(|(t, l)| self.exp.locals[self.exp.template_id(t)].lookup(l))
+            .collect();
         ids.is_some_and(|ids| self.contains(g, &ids))
     }
 
@@ -197,17 +241,28 @@ impl<'p> Cartesian<'p> {
     pub fn thread_states(&self, t: usize) -> FxHashSet<(Vec<Val>, Vec<Val>)> {
         self.x
             .iter()
-            .flat_map(|(g, p)| p[t].iter().map(move |l| (self.exp.globals.get(*g).to_vec(), self.exp.local(t, l).to_vec())))
+            .flat_map(|(g, p)| {
+                p[t].iter().map(move |l| {
+                    (
+                        self.exp.globals.get(*g).to_vec(),
+                        self.exp.local(t, l).to_vec(),
+                    )
+                })
+            })
             .collect()
     }
 
     /// The products of the Cartesian part as values: (globals, per-thread
     /// sets of local stores).
-    pub fn products(&self) -> Vec<(Vec<Val>, Vec<Vec<Vec<Val>>>)> {
+    pub fn products(&self) -> Vec<ProductValues> {
         self.x
             .iter()
             .map(|(g, p)| {
-                let comps = p.iter().enumerate().map(|(t, c)| c.iter().map(|l| self.exp.local(t, l).to_vec()).collect()).collect();
+                let comps = p
+                    .iter()
+                    .enumerate()
+                    .map(|(t, c)| c.iter().map(|l| self.exp.local(t, l).to_vec()).collect())
+                    .collect();
                 (self.exp.globals.get(*g).to_vec(), comps)
             })
             .collect()
@@ -219,12 +274,20 @@ impl<'p> Cartesian<'p> {
         let comps: Vec<Vec<String>> = p
             .iter()
             .enumerate()
-            .map(|(t, c)| c.iter().map(|l| prog.template_of(t).show_local(self.exp.local(t, l))).collect())
+            .map(|(t, c)| {
+                c.iter()
+                    .map(|l| prog.template_of(t).show_local(self.exp.local(t, l)))
+                    .collect()
+            })
             .collect();
         let text = format!(
             "[{}] {}",
             prog.show_global(gs),
-            comps.iter().map(|c| format!("{{{}}}", c.join(","))).collect::<Vec<_>>().join(" × ")
+            comps
+                .iter()
+                .map(|c| format!("{{{}}}", c.join(",")))
+                .collect::<Vec<_>>()
+                .join(" × ")
         );
         let global = Value::Object(prog.globals.render(gs).into_iter().collect());
         (json!({"global": global, "threads": comps}), text)
@@ -235,7 +298,9 @@ impl<'p> Cartesian<'p> {
     pub fn invariant(&self) -> (Value, String) {
         let mut gs: Vec<u32> = self.x.keys().copied().collect();
         gs.sort_by(|a, b| self.exp.globals.get(*a).cmp(self.exp.globals.get(*b)));
-        let mut text = String::from("  invariant (Cartesian part per global store, then the exception set E):\n");
+        let mut text = String::from(
+            "  invariant (Cartesian part per global store, then the exception set E):\n",
+        );
         let mut products = Vec::new();
         for g in gs {
             let (v, t) = self.show_product(g, &self.x[&g]);
@@ -252,7 +317,10 @@ impl<'p> Cartesian<'p> {
                 exceptions.push(v);
             }
         }
-        (json!({"products": products, "exceptions": exceptions}), text)
+        (
+            json!({"products": products, "exceptions": exceptions}),
+            text,
+        )
     }
 }
 
@@ -277,7 +345,14 @@ impl Worklist {
 
 /// X(g) ⊔= (base with component i := {l}) minus the removals; re-queues g
 /// when it grew. Nothing is joined when a component would become empty.
-fn join(x: &mut FxHashMap<u32, Product>, queue: &mut Worklist, g: u32, base: &Product, replace: Option<(usize, u32)>, removals: &[(usize, &BitSet)]) {
+fn join(
+    x: &mut FxHashMap<u32, Product>,
+    queue: &mut Worklist,
+    g: u32,
+    base: &Product,
+    replace: Option<(usize, u32)>,
+    removals: &[(usize, &BitSet)],
+) {
     let mut changed_comps: Vec<(usize, BitSet)> = Vec::new();
     if let Some((i, l)) = replace {
         changed_comps.push((i, base[i].singleton_like(l)));
@@ -296,7 +371,9 @@ fn join(x: &mut FxHashMap<u32, Product>, queue: &mut Worklist, g: u32, base: &Pr
         return;
     }
     let n = base.len();
-    let target = x.entry(g).or_insert_with(|| base.iter().map(|b| b.cleared()).collect());
+    let target = x
+        .entry(g)
+        .or_insert_with(|| base.iter().map(|b| b.cleared()).collect());
     let mut grew = false;
     for j in 0..n {
         match changed_comps.iter().find(|(k, _)| *k == j) {
@@ -337,12 +414,22 @@ pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, String> {
     let props = selected_properties(prog, &opts.properties);
     let deciders: Vec<Decider> = props
         .iter()
-        .map(|&p| Decider::new(prog, &prog.properties[p].error).map_err(|u| format!("property `{}` cannot be decided by cartesian-exc: {}", prog.properties[p].name, u.0)))
+        .map(|&p| {
+            Decider::new(prog, &prog.properties[p].error).map_err(|u| {
+                format!(
+                    "property `{}` cannot be decided by cartesian-exc: {}",
+                    prog.properties[p].name, u.0
+                )
+            })
+        })
         .collect::<Result<_, _>>()?;
     let c = Cartesian::compute(prog, Exceptions::Model, opts)?;
     let n = prog.threads.len();
     // γ_E(γ_cart X) = γ_cart(X) ∪ E: the products to decide properties on.
-    let mut products: Vec<(u32, &Product, &'static str)> = c.x.iter().map(|(g, p)| (*g, p, "the Cartesian part")).collect();
+    let mut products: Vec<(u32, &Product, &'static str)> =
+        c.x.iter()
+            .map(|(g, p)| (*g, p, "the Cartesian part"))
+            .collect();
     for (g, ps) in &c.exceptions.by_global {
         products.extend(ps.iter().map(|p| (*g, p, "the exception set")));
     }
@@ -385,28 +472,56 @@ pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, String> {
         });
     }
     outcomes.push(match &c.model_error {
-        None if c.stopped.is_some() => model_error_outcome(Verdict::Unknown, "not fully checked: a budget stopped the computation".into(), None, None),
-        None => model_error_outcome(Verdict::Safe, "proved: no run-time error in the over-approximation".into(), None, None),
+        None if c.stopped.is_some() => model_error_outcome(
+            Verdict::Unknown,
+            "not fully checked: a budget stopped the computation".into(),
+            None,
+            None,
+        ),
+        None => model_error_outcome(
+            Verdict::Safe,
+            "proved: no run-time error in the over-approximation".into(),
+            None,
+            None,
+        ),
         Some((t, g, l, msg)) => model_error_outcome(
             Verdict::Unknown,
             format!("alarm: a run-time error is possible in the over-approximation: {msg}"),
             None,
             Some(Witness {
                 globals: prog.globals.render(c.exp.globals.get(*g)),
-                threads: vec![(prog.threads[*t].name.clone(), prog.template_of(*t).show_local(c.exp.local(*t, *l)), Vec::new())],
+                threads: vec![(
+                    prog.threads[*t].name.clone(),
+                    prog.template_of(*t).show_local(c.exp.local(*t, *l)),
+                    Vec::new(),
+                )],
             }),
         ),
     });
     let mut stats = Stats::default();
     // `states` counts thread states (g, l) in the Cartesian part.
-    stats.push("states", c.x.values().map(|p| p.iter().map(BitSet::len).sum::<usize>()).sum::<usize>() as u64);
+    stats.push(
+        "states",
+        c.x.values()
+            .map(|p| p.iter().map(BitSet::len).sum::<usize>())
+            .sum::<usize>() as u64,
+    );
     stats.push("exception_products", c.exceptions.size() as u64);
     stats.push("transitions", c.posts);
     stats.push("rounds", c.rounds);
     if c.exceptions.incomplete {
-        stats.push("note", "exception set not fully maximized (bound reached): sound, possibly less precise");
+        stats.push(
+            "note",
+            "exception set not fully maximized (bound reached): sound, possibly less precise",
+        );
     }
     stats.finish(start.elapsed());
     let invariant = opts.show_invariant.then(|| c.invariant());
-    Ok(RunReport { model: prog.name.clone(), mode: Mode::CartesianExc, outcomes, stats, invariant })
+    Ok(RunReport {
+        model: prog.name.clone(),
+        mode: Mode::CartesianExc,
+        outcomes,
+        stats,
+        invariant,
+    })
 }

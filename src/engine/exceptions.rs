@@ -137,7 +137,11 @@ impl ExceptionSet {
     /// Builds E from the model's exception entries. `all_globals` are the
     /// global stores over which entries are instantiated (interned in `exp`);
     /// `universe[t]` is the number of local stores of thread t's template.
-    pub fn from_entries(exp: &Explorer, all_globals: &[u32], universe: &[usize]) -> Result<ExceptionSet, EvalError> {
+    pub fn from_entries(
+        exp: &Explorer,
+        all_globals: &[u32],
+        universe: &[usize],
+    ) -> Result<ExceptionSet, EvalError> {
         let prog = exp.prog;
         let n = prog.threads.len();
         let mut set = ExceptionSet::default();
@@ -206,7 +210,11 @@ impl ExceptionSet {
     pub fn from_states(states: &[(u32, Vec<u32>)], universe: &[usize]) -> ExceptionSet {
         let mut set = ExceptionSet::default();
         for (g, ls) in states {
-            let p: Product = ls.iter().enumerate().map(|(t, &l)| BitSet::single(universe[t], l)).collect();
+            let p: Product = ls
+                .iter()
+                .enumerate()
+                .map(|(t, &l)| BitSet::single(universe[t], l))
+                .collect();
             set.by_global.entry(*g).or_default().push(p);
         }
         set.maximize();
@@ -227,12 +235,20 @@ impl ExceptionSet {
 
     /// Is the concrete state `(g, ls)` in E?
     pub fn contains(&self, g: u32, ls: &[u32]) -> bool {
-        self.products(g).iter().any(|p| p.iter().zip(ls).all(|(c, &l)| c.contains(l)))
+        self.products(g)
+            .iter()
+            .any(|p| p.iter().zip(ls).all(|(c, &l)| c.contains(l)))
     }
 }
 
 /// Evaluates a per-thread local predicate at global store `gs`.
-fn local_pred(exp: &Explorer, pred: &crate::program::CExpr, gs: &[Val], t: usize, l: u32) -> Result<bool, EvalError> {
+fn local_pred(
+    exp: &Explorer,
+    pred: &crate::program::CExpr,
+    gs: &[Val],
+    t: usize,
+    l: u32,
+) -> Result<bool, EvalError> {
     let prog = exp.prog;
     let ctx = Ctx {
         g: gs,
@@ -262,10 +278,17 @@ fn maximize_products(products: &mut Vec<Product>) -> bool {
     let mut b = 0;
     while b < live.len() {
         for a in 0..b {
-            let (Some(p), Some(q)) = (&live[a], &live[b]) else { continue };
-            let disjoint: Vec<usize> = (0..n).filter(|&k| !p[k].intersects(&q[k])).take(2).collect();
+            let (Some(p), Some(q)) = (&live[a], &live[b]) else {
+                continue;
+            };
+            let disjoint: Vec<usize> = (0..n)
+                .filter(|&k| !p[k].intersects(&q[k]))
+                .take(2)
+                .collect();
             let vars: Vec<usize> = match disjoint.len() {
-                0 => (0..n).filter(|&k| !p[k].is_subset(&q[k]) && !q[k].is_subset(&p[k])).collect(),
+                0 => (0..n)
+                    .filter(|&k| !p[k].is_subset(&q[k]) && !q[k].is_subset(&p[k]))
+                    .collect(),
                 1 => vec![disjoint[0]],
                 _ => continue,
             };

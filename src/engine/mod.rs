@@ -52,7 +52,7 @@ impl Budget {
         {
             return Some(format!("state budget of {m} states exhausted"));
         }
-        if states % 4096 == 0 {
+        if states.is_multiple_of(4096) {
             if let (Some(d), Some(t)) = (self.deadline, self.timeout)
                 && Instant::now() >= d
             {
@@ -61,7 +61,10 @@ impl Budget {
             if let (Some(m), Some(cur)) = (self.max_memory_kib, crate::report::current_memory_kib())
                 && cur >= m
             {
-                return Some(format!("memory budget of {:.0} MiB exhausted", m as f64 / 1024.0));
+                return Some(format!(
+                    "memory budget of {:.0} MiB exhausted",
+                    m as f64 / 1024.0
+                ));
             }
         }
         None
@@ -75,8 +78,19 @@ pub fn selected_properties(prog: &Program, names: &[String]) -> Vec<usize> {
         .collect()
 }
 
-pub fn model_error_outcome(verdict: Verdict, reason: String, trace: Option<Trace>, witness: Option<Witness>) -> Outcome {
-    Outcome { property: MODEL_ERRORS.into(), verdict, reason, trace, witness }
+pub fn model_error_outcome(
+    verdict: Verdict,
+    reason: String,
+    trace: Option<Trace>,
+    witness: Option<Witness>,
+) -> Outcome {
+    Outcome {
+        property: MODEL_ERRORS.into(),
+        verdict,
+        reason,
+        trace,
+        witness,
+    }
 }
 
 /// Runs one mode. Errors are refusals (a property or model the mode cannot
@@ -85,7 +99,10 @@ pub fn check(prog: &Program, mode: Mode, opts: &CheckOptions) -> Result<RunRepor
     for name in &opts.properties {
         if !prog.properties.iter().any(|p| p.name == *name) {
             let known: Vec<&str> = prog.properties.iter().map(|p| p.name.as_str()).collect();
-            return Err(format!("unknown property `{name}`; this model has: {}", known.join(", ")));
+            return Err(format!(
+                "unknown property `{name}`; this model has: {}",
+                known.join(", ")
+            ));
         }
     }
     match mode {

@@ -59,7 +59,11 @@ struct Found {
 
 impl<'p> Search<'p> {
     fn new(prog: &'p Program) -> Search<'p> {
-        let mut s = Search { exp: Explorer::new(prog), visited: IndexSet::with_hasher(FxBuildHasher), parent: Vec::new() };
+        let mut s = Search {
+            exp: Explorer::new(prog),
+            visited: IndexSet::with_hasher(FxBuildHasher),
+            parent: Vec::new(),
+        };
         for (g, ls) in s.exp.initial_states() {
             let mut st = vec![g];
             st.extend(ls);
@@ -75,7 +79,14 @@ impl<'p> Search<'p> {
     fn bfs(&mut self, props: &[usize], budget: &Budget) -> Found {
         let prog = self.exp.prog;
         let n = prog.threads.len();
-        let mut f = Found { violations: vec![None; props.len()], model_error: None, transitions: 0, depth: 0, budget_hit: None, stopped_early: false };
+        let mut f = Found {
+            violations: vec![None; props.len()],
+            model_error: None,
+            transitions: 0,
+            depth: 0,
+            budget_hit: None,
+            stopped_early: false,
+        };
         let mut level_end = self.visited.len();
         let mut i = 0;
         'search: while i < self.visited.len() {
@@ -94,7 +105,13 @@ impl<'p> Search<'p> {
                     Ok(false) => {}
                     Err(e) => {
                         if f.model_error.is_none() {
-                            f.model_error = Some((i, format!("evaluating property `{}`: {}", prog.properties[p].name, e.0)));
+                            f.model_error = Some((
+                                i,
+                                format!(
+                                    "evaluating property `{}`: {}",
+                                    prog.properties[p].name, e.0
+                                ),
+                            ));
                         }
                     }
                 }
@@ -106,7 +123,8 @@ impl<'p> Search<'p> {
             for t in 0..n {
                 let succs = self.exp.successors(t, g, locals[t]);
                 if let (Some((_, msg)), None) = (&succs.error, &f.model_error) {
-                    f.model_error = Some((i, format!("{} cannot move: {msg}", prog.threads[t].name)));
+                    f.model_error =
+                        Some((i, format!("{} cannot move: {msg}", prog.threads[t].name)));
                 }
                 for step in &succs.steps {
                     f.transitions += 1;
@@ -136,7 +154,9 @@ pub fn reachable(prog: &Program) -> Vec<(Vec<Val>, Vec<Vec<Val>>)> {
     (0..s.visited.len())
         .map(|i| {
             let st = &s.visited[i];
-            let ls = (0..prog.threads.len()).map(|t| s.exp.local(t, st[1 + t]).to_vec()).collect();
+            let ls = (0..prog.threads.len())
+                .map(|t| s.exp.local(t, st[1 + t]).to_vec())
+                .collect();
             (s.exp.globals.get(st[0]).to_vec(), ls)
         })
         .collect()
@@ -157,28 +177,74 @@ pub fn run(prog: &Program, opts: &CheckOptions) -> RunReport {
             let (verdict, reason, trace) = match (v, &f.budget_hit) {
                 (Some(idx), _) => {
                     let trace = s.trace(*idx);
-                    (Verdict::Unsafe, format!("an error state is reachable in {} steps", trace.steps.len()), Some(trace))
+                    (
+                        Verdict::Unsafe,
+                        format!("an error state is reachable in {} steps", trace.steps.len()),
+                        Some(trace),
+                    )
                 }
-                (None, Some(why)) => (Verdict::Unknown, format!("{why}; no error among the {explored} states explored (to depth {depth})"), None),
-                (None, None) => (Verdict::Safe, format!("no error state among all {explored} reachable states"), None),
+                (None, Some(why)) => (
+                    Verdict::Unknown,
+                    format!(
+                        "{why}; no error among the {explored} states explored (to depth {depth})"
+                    ),
+                    None,
+                ),
+                (None, None) => (
+                    Verdict::Safe,
+                    format!("no error state among all {explored} reachable states"),
+                    None,
+                ),
             };
-            Outcome { property, verdict, reason, trace, witness: None }
+            Outcome {
+                property,
+                verdict,
+                reason,
+                trace,
+                witness: None,
+            }
         })
         .collect();
     outcomes.push(match f.model_error {
         Some((idx, msg)) => {
             let mut trace = s.trace(idx);
             trace.failure = Some(msg.clone());
-            model_error_outcome(Verdict::Unsafe, format!("a run-time error is reachable: {msg}"), Some(trace), None)
+            model_error_outcome(
+                Verdict::Unsafe,
+                format!("a run-time error is reachable: {msg}"),
+                Some(trace),
+                None,
+            )
         }
-        None if f.budget_hit.is_some() => model_error_outcome(Verdict::Unknown, "no run-time error among the states explored before the budget ran out".into(), None, None),
-        None if f.stopped_early => model_error_outcome(Verdict::Unknown, "not fully checked: the search stopped at the first property violations".into(), None, None),
-        None => model_error_outcome(Verdict::Safe, "no run-time error (division by zero, index or range violation) is reachable".into(), None, None),
+        None if f.budget_hit.is_some() => model_error_outcome(
+            Verdict::Unknown,
+            "no run-time error among the states explored before the budget ran out".into(),
+            None,
+            None,
+        ),
+        None if f.stopped_early => model_error_outcome(
+            Verdict::Unknown,
+            "not fully checked: the search stopped at the first property violations".into(),
+            None,
+            None,
+        ),
+        None => model_error_outcome(
+            Verdict::Safe,
+            "no run-time error (division by zero, index or range violation) is reachable".into(),
+            None,
+            None,
+        ),
     });
     let mut stats = Stats::default();
     stats.push("states", explored as u64);
     stats.push("transitions", f.transitions);
     stats.push("depth", depth as u64);
     stats.finish(start.elapsed());
-    RunReport { model: prog.name.clone(), mode: crate::program::Mode::Standard, outcomes, stats, invariant: None }
+    RunReport {
+        model: prog.name.clone(),
+        mode: crate::program::Mode::Standard,
+        outcomes,
+        stats,
+        invariant: None,
+    }
 }

@@ -89,12 +89,25 @@ impl<'p> ThreadModular<'p> {
             self.model_error = Some((t, g, l, msg.clone()));
         }
         for s in &succs.steps {
-            self.add_reach(t, s.g, s.l, Origin::Step { g, l, trans: s.trans });
+            self.add_reach(
+                t,
+                s.g,
+                s.l,
+                Origin::Step {
+                    g,
+                    l,
+                    trans: s.trans,
+                },
+            );
             self.add_guarantee(t, g, s.g);
         }
         // (AG ENV): steps of other threads from this global store.
         if let Some(edges) = self.guar_from.get(&g) {
-            let edges: Vec<(u32, u32)> = edges.iter().filter(|(e, g2)| *e as usize != t && *g2 != g).copied().collect();
+            let edges: Vec<(u32, u32)> = edges
+                .iter()
+                .filter(|(e, g2)| *e as usize != t && *g2 != g)
+                .copied()
+                .collect();
             for (e, g2) in edges {
                 self.add_reach(t, g2, l, Origin::Env { g, by: e });
             }
@@ -124,12 +137,28 @@ impl<'p> ThreadModular<'p> {
 
     /// R for thread t, as values (global store, local store).
     pub fn reach_values(&self, t: usize) -> FxHashSet<(Vec<Val>, Vec<Val>)> {
-        self.reach[t].keys().map(|&(g, l)| (self.exp.globals.get(g).to_vec(), self.exp.local(t, l).to_vec())).collect()
+        self.reach[t]
+            .keys()
+            .map(|&(g, l)| {
+                (
+                    self.exp.globals.get(g).to_vec(),
+                    self.exp.local(t, l).to_vec(),
+                )
+            })
+            .collect()
     }
 
     /// G for thread t, as values (global store before, after).
     pub fn guarantee_values(&self, t: usize) -> FxHashSet<(Vec<Val>, Vec<Val>)> {
-        self.guarantee[t].iter().map(|&(a, b)| (self.exp.globals.get(a).to_vec(), self.exp.globals.get(b).to_vec())).collect()
+        self.guarantee[t]
+            .iter()
+            .map(|&(a, b)| {
+                (
+                    self.exp.globals.get(a).to_vec(),
+                    self.exp.globals.get(b).to_vec(),
+                )
+            })
+            .collect()
     }
 
     pub fn reach_size(&self) -> usize {
@@ -142,7 +171,11 @@ impl<'p> ThreadModular<'p> {
 
     /// Global stores at which every thread has some local store.
     fn common_globals(&self) -> Vec<u32> {
-        let mut gs: Vec<u32> = self.reach_by_g[0].keys().copied().filter(|g| self.reach_by_g.iter().all(|r| r.contains_key(g))).collect();
+        let mut gs: Vec<u32> = self.reach_by_g[0]
+            .keys()
+            .copied()
+            .filter(|g| self.reach_by_g.iter().all(|r| r.contains_key(g)))
+            .collect();
         gs.sort_unstable();
         gs
     }
@@ -155,18 +188,32 @@ impl<'p> ThreadModular<'p> {
         let (mut g, mut l) = (g, l);
         // Origins always point to facts derived earlier, so this ends.
         for _ in 0..=self.reach[t].len() {
-            let here = format!("[{}] {}", prog.show_global(self.exp.globals.get(g)), tpl.show_local(self.exp.local(t, l)));
+            let here = format!(
+                "[{}] {}",
+                prog.show_global(self.exp.globals.get(g)),
+                tpl.show_local(self.exp.local(t, l))
+            );
             match self.reach[t].get(&(g, l)) {
                 Some(Origin::Init) | None => {
                     lines.push(format!("init {here}"));
                     break;
                 }
-                Some(Origin::Step { g: g0, l: l0, trans }) => {
-                    lines.push(format!("step \"{}\" -> {here}", tpl.transitions[*trans as usize].label));
+                Some(Origin::Step {
+                    g: g0,
+                    l: l0,
+                    trans,
+                }) => {
+                    lines.push(format!(
+                        "step \"{}\" -> {here}",
+                        tpl.transitions[*trans as usize].label
+                    ));
                     (g, l) = (*g0, *l0);
                 }
                 Some(Origin::Env { g: g0, by }) => {
-                    lines.push(format!("env step of {} -> {here}", prog.threads[*by as usize].name));
+                    lines.push(format!(
+                        "env step of {} -> {here}",
+                        prog.threads[*by as usize].name
+                    ));
                     g = *g0;
                 }
             }
@@ -192,8 +239,15 @@ impl<'p> ThreadModular<'p> {
                 let gv = self.exp.globals.get(*g);
                 let mut ls = self.reach_by_g[t][g].clone();
                 ls.sort_unstable();
-                let shown: Vec<String> = ls.iter().map(|&l| tpl.show_local(self.exp.local(t, l))).collect();
-                text.push_str(&format!("      [{}] {{{}}}\n", prog.show_global(gv), shown.join(", ")));
+                let shown: Vec<String> = ls
+                    .iter()
+                    .map(|&l| tpl.show_local(self.exp.local(t, l)))
+                    .collect();
+                text.push_str(&format!(
+                    "      [{}] {{{}}}\n",
+                    prog.show_global(gv),
+                    shown.join(", ")
+                ));
                 for l in ls {
                     reach.push(json!({"global": obj(prog.globals.render(gv)), "local": obj(tpl.render_local(self.exp.local(t, l)))}));
                 }
@@ -209,7 +263,9 @@ impl<'p> ThreadModular<'p> {
                     json!({"from": obj(prog.globals.render(ga)), "to": obj(prog.globals.render(gb))})
                 })
                 .collect();
-            threads.push(json!({"thread": prog.threads[t].name, "reach": reach, "guarantee": guarantee}));
+            threads.push(
+                json!({"thread": prog.threads[t].name, "reach": reach, "guarantee": guarantee}),
+            );
         }
         (json!({"threads": threads}), text)
     }
@@ -220,7 +276,14 @@ pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, String> {
     let props = selected_properties(prog, &opts.properties);
     let deciders: Vec<Decider> = props
         .iter()
-        .map(|&p| Decider::new(prog, &prog.properties[p].error).map_err(|u| format!("property `{}` cannot be decided by thread-modular: {}", prog.properties[p].name, u.0)))
+        .map(|&p| {
+            Decider::new(prog, &prog.properties[p].error).map_err(|u| {
+                format!(
+                    "property `{}` cannot be decided by thread-modular: {}",
+                    prog.properties[p].name, u.0
+                )
+            })
+        })
         .collect::<Result<_, _>>()?;
     let tm = ThreadModular::compute(prog);
     let gs = tm.common_globals();
@@ -229,7 +292,9 @@ pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, String> {
         let name = prog.properties[p].name.clone();
         let mut found = None;
         for &g in &gs {
-            let cands: Vec<&[u32]> = (0..prog.threads.len()).map(|t| tm.reach_by_g[t][&g].as_slice()).collect();
+            let cands: Vec<&[u32]> = (0..prog.threads.len())
+                .map(|t| tm.reach_by_g[t][&g].as_slice())
+                .collect();
             match deciders[k].witness(&tm.exp, g, &cands) {
                 Ok(Some(choice)) => {
                     found = Some((g, choice));
@@ -251,11 +316,25 @@ pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, String> {
         });
     }
     outcomes.push(match &tm.model_error {
-        None => model_error_outcome(Verdict::Safe, "proved: no run-time error in the over-approximation".into(), None, None),
+        None => model_error_outcome(
+            Verdict::Safe,
+            "proved: no run-time error in the over-approximation".into(),
+            None,
+            None,
+        ),
         Some((t, g, l, msg)) => {
             let mut w = witness(&tm, *g, &[]);
-            w.threads.push((prog.threads[*t].name.clone(), prog.template_of(*t).show_local(tm.exp.local(*t, *l)), tm.derivation(*t, *g, *l)));
-            model_error_outcome(Verdict::Unknown, format!("alarm: a run-time error is possible in the over-approximation: {msg}"), None, Some(w))
+            w.threads.push((
+                prog.threads[*t].name.clone(),
+                prog.template_of(*t).show_local(tm.exp.local(*t, *l)),
+                tm.derivation(*t, *g, *l),
+            ));
+            model_error_outcome(
+                Verdict::Unknown,
+                format!("alarm: a run-time error is possible in the over-approximation: {msg}"),
+                None,
+                Some(w),
+            )
         }
     });
     let mut stats = Stats::default();
@@ -265,7 +344,13 @@ pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, String> {
     stats.push("transitions", tm.rule_applications);
     stats.finish(start.elapsed());
     let invariant = opts.show_invariant.then(|| tm.invariant());
-    Ok(RunReport { model: prog.name.clone(), mode: Mode::ThreadModular, outcomes, stats, invariant })
+    Ok(RunReport {
+        model: prog.name.clone(),
+        mode: Mode::ThreadModular,
+        outcomes,
+        stats,
+        invariant,
+    })
 }
 
 fn witness(tm: &ThreadModular, g: u32, choice: &[u32]) -> Witness {
@@ -275,7 +360,13 @@ fn witness(tm: &ThreadModular, g: u32, choice: &[u32]) -> Witness {
         threads: choice
             .iter()
             .enumerate()
-            .map(|(t, &l)| (prog.threads[t].name.clone(), prog.template_of(t).show_local(tm.exp.local(t, l)), tm.derivation(t, g, l)))
+            .map(|(t, &l)| {
+                (
+                    prog.threads[t].name.clone(),
+                    prog.template_of(t).show_local(tm.exp.local(t, l)),
+                    tm.derivation(t, g, l),
+                )
+            })
             .collect(),
     }
 }

@@ -162,7 +162,11 @@ impl CExpr {
         self.visit(&mut |e| {
             if !matches!(
                 e,
-                CExpr::Const(_) | CExpr::Global(_) | CExpr::GlobalCell(..) | CExpr::Un(..) | CExpr::Bin(..)
+                CExpr::Const(_)
+                    | CExpr::Global(_)
+                    | CExpr::GlobalCell(..)
+                    | CExpr::Un(..)
+                    | CExpr::Bin(..)
             ) {
                 ok = false;
             }

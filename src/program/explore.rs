@@ -129,7 +129,8 @@ impl<'p> Explorer<'p> {
             .collect();
         let mut combos: Vec<Vec<u32>> = vec![Vec::new()];
         for t in 0..prog.threads.len() {
-            let ids: Vec<u32> = prog.template_of(t)
+            let ids: Vec<u32> = prog
+                .template_of(t)
                 .init
                 .iter()
                 .map(|l| self.intern_local(t, l))
@@ -159,7 +160,8 @@ impl<'p> Explorer<'p> {
             .iter()
             .map(|g| self.globals.intern(g))
             .collect();
-        let ls: Vec<u32> = prog.template_of(thread)
+        let ls: Vec<u32> = prog
+            .template_of(thread)
             .init
             .iter()
             .map(|l| self.intern_local(thread, l))
@@ -212,7 +214,15 @@ impl<'p> Explorer<'p> {
                 if on {
                     let mut g2 = gs.clone();
                     let mut l2 = ls.clone();
-                    execute(&tr.actions, th.tid, thread, th.template as usize, &mut g2, &mut l2, &mut results)?;
+                    execute(
+                        &tr.actions,
+                        th.tid,
+                        thread,
+                        th.template as usize,
+                        &mut g2,
+                        &mut l2,
+                        &mut results,
+                    )?;
                 }
                 Ok(())
             });

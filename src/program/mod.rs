@@ -68,9 +68,7 @@ impl Layout {
                 };
                 let value = match v.len {
                     None => val(v.slot),
-                    Some(n) => {
-                        serde_json::Value::Array((0..n).map(|i| val(v.slot + i)).collect())
-                    }
+                    Some(n) => serde_json::Value::Array((0..n).map(|i| val(v.slot + i)).collect()),
                 };
                 (v.name.clone(), value)
             })

@@ -14,7 +14,8 @@ pub fn load(name: &str) -> Program {
 }
 
 pub fn load_value(v: &serde_json::Value) -> Program {
-    weft::model::load_str(&v.to_string(), "generated.json", &[]).unwrap_or_else(|d| panic!("{}", d.render()))
+    weft::model::load_str(&v.to_string(), "generated.json", &[])
+        .unwrap_or_else(|d| panic!("{}", d.render()))
 }
 
 /// A shipped model with its exception set removed.
