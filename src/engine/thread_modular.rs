@@ -52,7 +52,8 @@ impl<'p> ThreadModular<'p> {
     pub fn compute(prog: &'p Program) -> ThreadModular<'p> {
         let n = prog.threads.len();
         let mut tm = ThreadModular {
-            exp: Explorer::new(prog),
+            // Each (t, g, l) is stepped once: memoising successors only costs memory.
+            exp: Explorer::new(prog).without_memo(),
             reach: vec![FxHashMap::default(); n],
             reach_by_g: vec![FxHashMap::default(); n],
             guarantee: vec![FxHashSet::default(); n],

@@ -66,6 +66,7 @@ pub struct Explorer<'p> {
     class_of: Vec<usize>,
     memo: Vec<FxHashMap<(u32, u32), Rc<Succs>>>,
     memo_entries: usize,
+    memo_limit: usize,
 }
 
 /// Memo entries kept at most; past this, successors are recomputed.
@@ -98,7 +99,15 @@ impl<'p> Explorer<'p> {
             class_of,
             memo: (0..classes).map(|_| FxHashMap::default()).collect(),
             memo_entries: 0,
+            memo_limit: MEMO_LIMIT,
         }
+    }
+
+    /// Turns successor memoisation off, for engines that step each
+    /// `(thread, g, l)` once anyway (thread-modular).
+    pub fn without_memo(mut self) -> Self {
+        self.memo_limit = 0;
+        self
     }
 
     pub fn n_threads(&self) -> usize {
@@ -179,7 +188,7 @@ impl<'p> Explorer<'p> {
             return s.clone();
         }
         let succs = Rc::new(self.compute(thread, g, l));
-        if self.memo_entries < MEMO_LIMIT {
+        if self.memo_entries < self.memo_limit {
             self.memo[class].insert((g, l), succs.clone());
             self.memo_entries += 1;
         }
