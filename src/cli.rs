@@ -14,6 +14,15 @@ pub struct Cli {
 pub enum Command {
     /// Check a model's properties: exit 0 safe, 1 unsafe, 3 unknown, 2 bad input.
     Check(CheckArgs),
+    /// Check every model in a folder against its `expect` (for CI): one line
+    /// per (model, mode), then `N passed, N failed`; exit 1 on any mismatch.
+    Test {
+        /// The folder of models (*.json).
+        dir: PathBuf,
+        /// Per (model, mode): stop with `unknown` after this many states.
+        #[arg(long)]
+        max_states: Option<usize>,
+    },
     /// Print a generated model (the papers' families) as weft/1 JSON.
     Gen {
         #[command(subcommand)]

@@ -10,5 +10,6 @@ pub mod engine;
 pub mod model;
 pub mod program;
 pub mod property;
+pub mod regress;
 pub mod report;
 pub mod trace;

@@ -47,6 +47,12 @@ fn run(cli: Cli) -> Result<u8, String> {
             }
             Ok(report.verdict().exit_code() as u8)
         }
+        Command::Test { dir, max_states } => {
+            let opts = CheckOptions { max_states, ..Default::default() };
+            let (text, ok) = weft::regress::run_dir(&dir, &opts).map_err(|e| format!("error: {e}"))?;
+            print!("{text}");
+            Ok(if ok { 0 } else { 1 })
+        }
         Command::Gen { family } => {
             let model = match family {
                 GenFamily::Lock { threads, sections } => {

@@ -1,0 +1,60 @@
+//! `weft test DIR`: the regression runner. Checks every model in a folder
+//! in every mode its `expect` names, one line per (model, mode), and closes
+//! with `N passed, N failed`.
+
+use crate::engine::{self, CheckOptions};
+use std::path::Path;
+use std::time::Instant;
+
+/// Runs the folder; returns the printed lines and whether all passed.
+pub fn run_dir(dir: &Path, opts: &CheckOptions) -> Result<(String, bool), String> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read the folder {}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().and_then(|e| e.to_str()) == Some("json"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(format!("no model files (*.json) in {}", dir.display()));
+    }
+    let (mut out, mut passed, mut failed, mut skipped) = (String::new(), 0, 0, 0);
+    for path in &files {
+        let shown = path.display();
+        let prog = match crate::model::load_file(path, &[]) {
+            Ok(p) => p,
+            Err(d) => {
+                failed += 1;
+                out.push_str(&format!("FAIL  {shown}: does not load: {}\n", d.message));
+                continue;
+            }
+        };
+        if prog.expect.is_empty() {
+            skipped += 1;
+            out.push_str(&format!("skip  {shown}: no `expect`\n"));
+            continue;
+        }
+        for &(mode, want) in &prog.expect {
+            let start = Instant::now();
+            let line = match engine::check(&prog, mode, opts) {
+                Ok(r) if r.verdict() == want => {
+                    passed += 1;
+                    format!("ok    {shown} [{}] {} ({:.3} s)", mode.name(), want.name(), start.elapsed().as_secs_f64())
+                }
+                Ok(r) => {
+                    failed += 1;
+                    let why: Vec<String> = r.outcomes.iter().map(|o| format!("{}: {}", o.property, o.verdict.name())).collect();
+                    format!("FAIL  {shown} [{}] expected {}, got {} ({})", mode.name(), want.name(), r.verdict().name(), why.join(", "))
+                }
+                Err(e) => {
+                    failed += 1;
+                    format!("FAIL  {shown} [{}] expected {}, but the mode refused: {e}", mode.name(), want.name())
+                }
+            };
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    let skip = if skipped > 0 { format!(", {skipped} skipped") } else { String::new() };
+    out.push_str(&format!("{passed} passed, {failed} failed{skip}\n"));
+    Ok((out, failed == 0))
+}
