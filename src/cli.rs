@@ -14,6 +14,14 @@ pub struct Cli {
 pub enum Command {
     /// Check a model's properties: exit 0 safe, 1 unsafe, 3 unknown, 2 bad input.
     Check(CheckArgs),
+    /// Print a model (weft/1 JSON or DVE) as weft/1 JSON.
+    Convert {
+        /// The model file (.json or .dve).
+        model: PathBuf,
+        /// The error states to include as the property (weft's predicate language).
+        #[arg(long, value_name = "EXPR")]
+        error: Option<String>,
+    },
     /// Check every model in a folder against its `expect` (for CI): one line
     /// per (model, mode), then `N passed, N failed`; exit 1 on any mismatch.
     Test {
@@ -58,6 +66,10 @@ pub struct CheckArgs {
     /// Print the abstract fixpoint (abstract modes).
     #[arg(long, value_enum)]
     pub show: Option<Show>,
+    /// The error states, in weft's predicate language (replaces the model's
+    /// properties; the way to give a property to a DVE model).
+    #[arg(long, value_name = "EXPR")]
+    pub error: Option<String>,
     /// Exception set for cartesian-exc from a separate JSON file.
     #[arg(long, value_name = "FILE")]
     pub exceptions: Option<PathBuf>,

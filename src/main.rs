@@ -25,7 +25,7 @@ fn run(cli: Cli) -> Result<u8, String> {
                 Some(exc) => {
                     weft::model::load::load_with_exceptions(&args.model, &args.params, exc)
                 }
-                None => weft::model::load_file(&args.model, &args.params),
+                None => weft::model::load_any(&args.model, &args.params, args.error.as_deref()),
             }
             .map_err(|d| d.render())?;
             let mode = match args.mode {
@@ -46,6 +46,17 @@ fn run(cli: Cli) -> Result<u8, String> {
                 Format::Json => print!("{}", report.to_json_lines()),
             }
             Ok(report.verdict().exit_code() as u8)
+        }
+        Command::Convert { model, error } => {
+            let (value, warnings) = weft::model::load::to_json(&model, error.as_deref()).map_err(|d| d.render())?;
+            for w in warnings {
+                eprintln!("warning: {w}");
+            }
+            // Validate what we print: it must load as it is.
+            let text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
+            weft::model::load_str(&text, &model.display().to_string(), &[]).map_err(|d| d.render())?;
+            println!("{text}");
+            Ok(0)
         }
         Command::Test { dir, max_states } => {
             let opts = CheckOptions { max_states, ..Default::default() };

@@ -89,3 +89,38 @@ pub fn lock_state_count(n: u32, m: u32) -> u128 {
     let held = n as u128 * 2 * m as u128 * (m as u128 + 1).pow(n - 1);
     free + held
 }
+
+/// Peterson's algorithm for two threads (precise thread-modular paper,
+/// Fig. 2 and Section 2), with the paper's exception set: the same model as
+/// models/peterson.json.
+pub fn peterson() -> Value {
+    let thread = |name: &str, mine: &str, other: &str, yield_to: u32, my_turn: u32| {
+        json!({
+            "name": name,
+            "count": 1,
+            "start": "A",
+            "transitions": [
+                {"from": "A", "to": "B", "do": format!("{mine} := 1"), "label": "want"},
+                {"from": "B", "to": "C", "do": format!("turn := {yield_to}"), "label": "yield turn"},
+                {"from": "C", "to": "D", "when": format!("{other} == 0 || turn == {my_turn}"), "label": "enter"},
+                {"from": "D", "to": "A", "do": format!("{mine} := 0"), "label": "leave"}
+            ]
+        })
+    };
+    let bit = |init: u32| json!({"type": "int", "min": 0, "max": 1, "init": init});
+    let both_want = |turn: u32| format!("x == 1 && y == 1 && turn == {turn}");
+    json!({
+        "format": "weft/1",
+        "name": "peterson",
+        "description": "Peterson's mutual exclusion algorithm for two threads, as in Fig. 2 of Malkis, Podelski and Rybalchenko, 'Precise thread-modular verification' (Section 2). Each thread announces its wish to enter (x or y := 1), yields the turn to the other thread, waits until the other thread does not want to enter or the turn is its own, and then occupies its critical section at location D. The property is mutual exclusion: P1 and P2 are never both at D. Expected verdicts: standard is safe because the algorithm is correct; thread-modular is unknown because the plain Cartesian over-approximation contains the spurious states (110, D, D) and (111, D, D); cartesian-exc is safe because the exception set E = {(110, B, D), (110, C, C), (111, D, B)} keeps exactly the correlations that the Cartesian abstraction loses, and its fixpoint is the paper's X4, which contains no state with both threads at D.",
+        "globals": {"x": bit(0), "y": bit(0), "turn": bit(0)},
+        "threads": [thread("P1", "x", "y", 1, 0), thread("P2", "y", "x", 0, 1)],
+        "properties": [{"name": "mutex", "error": "P1@D && P2@D"}],
+        "exceptions": [
+            {"when": both_want(0), "threads": {"P1": "@B", "P2": "@D"}},
+            {"when": both_want(0), "threads": {"P1": "@C", "P2": "@C"}},
+            {"when": both_want(1), "threads": {"P1": "@D", "P2": "@B"}}
+        ],
+        "expect": {"standard": "safe", "thread-modular": "unknown", "cartesian-exc": "safe"}
+    })
+}

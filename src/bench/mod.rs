@@ -1,3 +1,205 @@
-//! Benchmark support: generators for the papers' scaled model families.
+//! Benchmarks: generators for the papers' scaled model families, and
+//! `weft bench`, which runs a grid of (model, parameters, mode) points, each
+//! as a child `weft check` process, and writes report.json, report.md and
+//! time_vs_threads.svg.
+//!
+//! | module | job |
+//! |---|---|
+//! | `generate` | the model families as weft/1 JSON |
+//! | `grid` | sources × n × m × modes as ordered points; the fig4 preset |
+//! | `harness` | one child run under a timeout and a memory budget |
+//! | `record` | repeats of a point folded into one record |
+//! | `report` | report.json and report.md |
+//! | `plot` | time_vs_threads.svg |
+//! | `paper` | the published Fig. 4 seconds |
+//! | `machine` | CPU, cores, memory, OS |
+//! | `progress` | progress on stderr |
 
 pub mod generate;
+pub mod grid;
+pub mod harness;
+pub mod machine;
+pub mod paper;
+pub mod plot;
+pub mod progress;
+pub mod record;
+pub mod report;
+
+use grid::{Grid, Point, SeriesKey, Source};
+use harness::{Limits, Status};
+use record::Record;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+/// A bench to run.
+pub struct BenchConfig {
+    pub grid: Grid,
+    /// Runs per point (a run that does not complete is not repeated).
+    pub repeat: u32,
+    pub limits: Limits,
+    /// Where the report goes (created if missing).
+    pub out: PathBuf,
+    pub quiet: bool,
+    /// `fig4`, for the report.
+    pub preset: Option<String>,
+    /// The command line, for the report.
+    pub command: String,
+    /// The weft binary to run as `exe check ...` (normally current_exe()).
+    pub exe: PathBuf,
+}
+
+/// What `run` produced.
+pub struct BenchOutcome {
+    pub records: Vec<Record>,
+    pub wall_s: f64,
+    /// report.json, report.md, time_vs_threads.svg.
+    pub files: Vec<PathBuf>,
+}
+
+/// Runs the grid and writes the report. Points of one curve run with n
+/// ascending; once a point times out or runs out of its memory budget, the
+/// larger n of that curve (same source, m and mode) are recorded as
+/// `skipped` without running.
+pub fn run(cfg: &BenchConfig) -> Result<BenchOutcome, String> {
+    if cfg.repeat == 0 {
+        return Err("error: --repeat must be at least 1".into());
+    }
+    if !(cfg.limits.timeout_s.is_finite() && cfg.limits.timeout_s > 0.0) {
+        return Err("error: --timeout must be a positive number of seconds".into());
+    }
+    if cfg.limits.max_memory_mib == 0 {
+        return Err("error: --max-memory must be at least 1 MiB".into());
+    }
+    std::fs::create_dir_all(&cfg.out)
+        .map_err(|e| format!("error: cannot create {}: {e}", cfg.out.display()))?;
+    let tmp = TempDir::new()?;
+    let started_unix = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let t0 = Instant::now();
+    let points = cfg.grid.points();
+    let mut progress = progress::Progress::new(points.len(), cfg.quiet);
+    let mut over_budget: HashMap<SeriesKey, (u32, Status)> = HashMap::new();
+    let mut records = Vec::with_capacity(points.len());
+    for point in points {
+        progress.start(&point.label());
+        let (model, path, params) = prepare(&point, &tmp.0)?;
+        let blocked = match (point.n, over_budget.get(&point.series())) {
+            (Some(n), Some(&(n0, why))) if n > n0 => Some((n0, why)),
+            _ => None,
+        };
+        let rec = match blocked {
+            Some((n0, why)) => Record::skipped(point, model, n0, why),
+            None => {
+                let mut runs = Vec::new();
+                for _ in 0..cfg.repeat {
+                    let r = harness::run_check(&cfg.exe, &path, point.mode, &params, cfg.limits);
+                    let stop = !r.status.completed();
+                    runs.push(r);
+                    if stop {
+                        break;
+                    }
+                }
+                let rec = Record::from_runs(point, model, &runs);
+                if rec.status.over_budget()
+                    && let Some(n) = rec.point.n
+                {
+                    over_budget
+                        .entry(rec.point.series())
+                        .or_insert((n, rec.status));
+                }
+                rec
+            }
+        };
+        progress.done(&rec);
+        records.push(rec);
+    }
+    progress.finish();
+    let wall_s = t0.elapsed().as_secs_f64();
+
+    let bench = report::Bench {
+        machine: machine::Machine::detect(),
+        command: cfg.command.clone(),
+        preset: cfg.preset.clone(),
+        repeat: cfg.repeat,
+        limits: cfg.limits,
+        started_unix,
+        wall_s,
+        records,
+    };
+    let json_path = cfg.out.join("report.json");
+    let md_path = cfg.out.join("report.md");
+    let svg_path = cfg.out.join(report::SVG_NAME);
+    let json = serde_json::to_string_pretty(&report::to_json(&bench)).map_err(|e| e.to_string())?;
+    write(&json_path, &(json + "\n"))?;
+    write(&md_path, &report::to_markdown(&bench))?;
+    let title = if bench.preset.as_deref() == Some("fig4") {
+        "lock(n, m): engine time against threads (Fig. 1 / Fig. 4)".to_string()
+    } else {
+        "engine time against threads".to_string()
+    };
+    plot::time_vs_threads(&bench.records, &title, &svg_path)?;
+    Ok(BenchOutcome {
+        records: bench.records,
+        wall_s,
+        files: vec![json_path, md_path, svg_path],
+    })
+}
+
+/// The model's name, the file to check and the `--param`s of a point; a
+/// generated model is written to the temporary folder (once per name).
+fn prepare(point: &Point, tmp: &Path) -> Result<(String, PathBuf, Vec<(String, i64)>), String> {
+    match &point.source {
+        Source::Family(f) => {
+            let value = f.generate(point.n.unwrap_or(1), point.m);
+            let name = value["name"].as_str().unwrap_or(f.name()).to_string();
+            let path = tmp.join(format!("{name}.json"));
+            if !path.exists() {
+                let text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
+                write(&path, &text)?;
+            }
+            Ok((name, path, Vec::new()))
+        }
+        Source::File(file) => {
+            let name = std::fs::read_to_string(file)
+                .ok()
+                .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+                .and_then(|v| v["name"].as_str().map(str::to_string))
+                .or_else(|| file.file_stem().map(|s| s.to_string_lossy().into_owned()))
+                .unwrap_or_else(|| file.display().to_string());
+            let params = point
+                .n
+                .map(|n| vec![("n".to_string(), n as i64)])
+                .unwrap_or_default();
+            Ok((name, file.clone(), params))
+        }
+    }
+}
+
+fn write(path: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(path, text).map_err(|e| format!("error: cannot write {}: {e}", path.display()))
+}
+
+/// A private temporary folder, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> Result<TempDir, String> {
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let dir = std::env::temp_dir().join(format!("weft-bench-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("error: cannot create {}: {e}", dir.display()))?;
+        Ok(TempDir(dir))
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

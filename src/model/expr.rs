@@ -34,6 +34,8 @@ pub enum UnOp {
     Not,
     Neg,
     BitNot,
+    /// `int(b)`: a bool as 0/1 (needed by translated DVE models).
+    ToInt,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -553,6 +555,16 @@ impl Parser {
                 Ok(Expr {
                     kind: ExprKind::At(None, name, sp),
                     span: span.to(sp),
+                })
+            }
+            Tok::Ident(name) if name == "int" && self.toks.get(self.pos + 1).is_some_and(|t| t.0 == Tok::Sym("(")) => {
+                self.bump();
+                self.bump();
+                let e = self.expr()?;
+                let close = self.expect(")", "to close `int(`")?;
+                Ok(Expr {
+                    kind: ExprKind::Unary(UnOp::ToInt, Box::new(e)),
+                    span: span.to(close),
                 })
             }
             Tok::Ident(name) => {

@@ -29,6 +29,33 @@ pub fn load_file(path: &Path, params: &[(String, i64)]) -> LResult<Program> {
     load_str(&text, &file, params)
 }
 
+/// Reads a model of either kind: weft/1 JSON, or DVE (by the `.dve`
+/// extension), translated first. `error`, if given, replaces the model's
+/// properties with one named `error` (the `--error` option).
+pub fn load_any(path: &Path, params: &[(String, i64)], error: Option<&str>) -> LResult<Program> {
+    let is_dve = path.extension().and_then(|e| e.to_str()) == Some("dve");
+    if !is_dve && error.is_none() {
+        return load_file(path, params); // keeps line numbers in every message
+    }
+    let (value, _) = to_json(path, error)?;
+    load_str(&value.to_string(), &path.display().to_string(), params)
+}
+
+/// The model at `path` as weft/1 JSON (DVE translated), with warnings.
+pub fn to_json(path: &Path, error: Option<&str>) -> LResult<(Value, Vec<String>)> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Box::new(Diagnostic::new(&file, "", format!("cannot read the model file: {e}"))))?;
+    if path.extension().and_then(|e| e.to_str()) == Some("dve") {
+        return super::dve::to_weft(&text, &file, error);
+    }
+    let mut value: Value = serde_json::from_str(text.trim_start_matches('\u{feff}')).map_err(|e| syntax_error(&text, &file, &e))?;
+    if let (Some(e), Some(obj)) = (error, value.as_object_mut()) {
+        obj.insert("properties".into(), serde_json::json!([{"name": "error", "error": e}]));
+    }
+    Ok((value, Vec::new()))
+}
+
 /// Compiles a model from its JSON text; `file` is used in messages.
 pub fn load_str(text: &str, file: &str, params: &[(String, i64)]) -> LResult<Program> {
     Ok(load_with_names(text, file, params)?.0)
@@ -528,7 +555,7 @@ impl<'a> Loader<'a> {
     /// First pass over a template: names, locations, groups, locals.
     fn template_names(&mut self, tn: Node<'a>) -> LResult<RawTemplate<'a>> {
         tn.check_keys(
-            &["name", "count", "locals", "start", "groups", "transitions"],
+            &["name", "count", "locals", "locations", "start", "groups", "transitions"],
             "a thread template",
         )?;
         let name_n = tn.req("name", "the template name")?;
@@ -580,9 +607,40 @@ impl<'a> Loader<'a> {
                 .unwrap_or_else(|| tn.clone());
             return Err(at.err(format!("the local `{}` has the same name as {other}; rename one (a local may not shadow {other})", v.name)));
         }
+        // With `locations`, the template declares its locations (in this
+        // order) and any other name in start/from/to is an error (a typo).
+        let declared: Option<Vec<String>> = match tn.get("locations") {
+            None => None,
+            Some(ln) => {
+                let mut v: Vec<String> = Vec::new();
+                for x in ln.array("declared locations")? {
+                    let s = location_name(&x)?;
+                    if v.iter().any(|l| l == s) {
+                        return Err(x.err(format!("location `{s}` is declared twice")));
+                    }
+                    v.push(s.to_string());
+                }
+                if v.is_empty() {
+                    return Err(ln.err("`locations` must declare at least one location"));
+                }
+                Some(v)
+            }
+        };
+        let mut locations: Vec<String> = declared.clone().unwrap_or_default();
+        let mut note = |node: &Node<'a>, s: &str| -> LResult<()> {
+            if locations.iter().any(|l| l == s) {
+                return Ok(());
+            }
+            if let Some(d) = &declared {
+                let hint = did_you_mean(s, d.iter().map(String::as_str)).map(|h| format!(" (did you mean `{h}`?)")).unwrap_or_default();
+                return Err(node.err(format!("`{s}` is not among the template's declared `locations`{hint}")));
+            }
+            locations.push(s.to_string());
+            Ok(())
+        };
         let start_n = tn.req("start", "the initial location")?;
-        let start = location_name(&start_n)?.to_string();
-        let mut locations = vec![start];
+        let start_name = location_name(&start_n)?.to_string();
+        note(&start_n, &start_name)?;
         let trans = tn.req("transitions", "an array of transitions")?;
         for t in trans.array("transitions")? {
             t.object("a transition")?;
@@ -592,17 +650,12 @@ impl<'a> Loader<'a> {
                 _ => vec![from],
             };
             for f in froms {
-                let s = location_name(&f)?;
-                if !locations.iter().any(|l| l == s) {
-                    locations.push(s.to_string());
-                }
+                note(&f, location_name(&f)?)?;
             }
             let to = t.req("to", "the target location")?;
-            let s = location_name(&to)?;
-            if !locations.iter().any(|l| l == s) {
-                locations.push(s.to_string());
-            }
+            note(&to, location_name(&to)?)?;
         }
+        let start = locations.iter().position(|l| *l == start_name).unwrap_or(0) as u16;
         if locations.len() > u16::MAX as usize {
             return Err(tn.err("too many locations"));
         }
@@ -643,7 +696,7 @@ impl<'a> Loader<'a> {
         });
         Ok(RawTemplate {
             node: tn,
-            start: 0,
+            start,
             count,
             local_init,
         })

@@ -136,6 +136,11 @@ impl<'a> Resolver<'a> {
                     .ok_or_else(|| self.unknown_place(loc, *lspan, [tpl]))?;
                 Ok((CExpr::InstAt(thread as u32, mask), Ty::Bool))
             }
+            ExprKind::Unary(UnOp::ToInt, a) => {
+                // Bools are stored as 0/1: the conversion is only a type change.
+                let x = self.compile_ty(a, scope, Ty::Bool, "the argument of `int(…)`")?;
+                Ok((x, Ty::Int))
+            }
             ExprKind::Unary(op, a) => {
                 let (x, t) = self.compile(a, scope)?;
                 let want = if *op == UnOp::Not { Ty::Bool } else { Ty::Int };
@@ -143,6 +148,7 @@ impl<'a> Resolver<'a> {
                     UnOp::Not => "!",
                     UnOp::Neg => "-",
                     UnOp::BitNot => "~",
+                    UnOp::ToInt => "int",
                 };
                 self.expect_ty(t, want, a.span, &format!("`{sym}` needs {}", want.name()))?;
                 if let CExpr::Const(v) = x {
@@ -155,7 +161,7 @@ impl<'a> Resolver<'a> {
                                 "evaluated when the model is loaded",
                             )
                         })?,
-                        UnOp::BitNot => !v,
+                        UnOp::BitNot | UnOp::ToInt => !v,
                     };
                     return Ok((CExpr::Const(v), want));
                 }

@@ -108,6 +108,7 @@ impl CExpr {
                     UnOp::Not => (a == 0) as i64,
                     UnOp::Neg => a.checked_neg().ok_or_else(|| EvalError(format!("arithmetic overflow in `-({a})`")))?,
                     UnOp::BitNot => !a,
+                    UnOp::ToInt => a,
                 }
             }
             CExpr::Bin(op, a, b) => {

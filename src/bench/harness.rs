@@ -1,0 +1,353 @@
+//! Running one `weft check` as a child process under budgets, and reading
+//! its JSON Lines. A run over budget is the child's problem: the child
+//! stops itself (`--timeout`, `--max-memory`), and if it does not, the
+//! harness kills it after the timeout plus a grace second, or when its
+//! resident memory overshoots the budget.
+
+use crate::program::Mode;
+use serde_json::Value;
+use std::io::Read;
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Per-run budgets, passed to the child and enforced by the harness.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub timeout_s: f64,
+    pub max_memory_mib: u64,
+}
+
+/// Extra time the child gets to stop itself before the harness kills it.
+pub const GRACE: Duration = Duration::from_secs(1);
+
+/// How a run (or a point) ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    Safe,
+    Unsafe,
+    /// The child finished with `unknown` for a reason other than a budget
+    /// (an alarm of an abstract mode).
+    Unknown,
+    /// Out of time: the child's time budget ran out, or the harness killed it.
+    Timeout,
+    /// The child stopped on its memory (or state) budget, or the harness
+    /// killed it for overshooting the memory budget.
+    Budget,
+    /// Not run: a smaller n of the same curve timed out or ran out of budget.
+    Skipped,
+    /// The child could not run the model (exit 2, a crash, unreadable output).
+    Error,
+}
+
+impl Status {
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Safe => "safe",
+            Status::Unsafe => "unsafe",
+            Status::Unknown => "unknown",
+            Status::Timeout => "timeout",
+            Status::Budget => "budget",
+            Status::Skipped => "skipped",
+            Status::Error => "error",
+        }
+    }
+
+    /// The child ran to the end and gave a verdict.
+    pub fn completed(self) -> bool {
+        matches!(self, Status::Safe | Status::Unsafe | Status::Unknown)
+    }
+
+    /// Out of time or memory: larger instances will be too.
+    pub fn over_budget(self) -> bool {
+        matches!(self, Status::Timeout | Status::Budget)
+    }
+}
+
+/// One child run.
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    pub status: Status,
+    /// The child's reason (of its worst property), or the harness's.
+    pub reason: String,
+    /// The engine's own time, `stats.time_s` (model loading excluded).
+    pub time_s: Option<f64>,
+    /// Spawn to exit, measured by the harness.
+    pub wall_s: f64,
+    /// `stats.states`: on a budget stop, the states explored until then.
+    pub states: Option<u64>,
+    /// `stats.peak_memory_bytes`, else the harness's last sample of the
+    /// child's peak resident set.
+    pub peak_memory_bytes: Option<u64>,
+    /// The harness had to kill the child.
+    pub killed: bool,
+}
+
+impl RunResult {
+    fn failed(status: Status, reason: String, wall_s: f64) -> RunResult {
+        RunResult {
+            status,
+            reason,
+            time_s: None,
+            wall_s,
+            states: None,
+            peak_memory_bytes: None,
+            killed: false,
+        }
+    }
+}
+
+/// Runs `exe check MODEL --mode M --format json --timeout T --max-memory MB
+/// [--param k=v]...` and classifies the outcome.
+pub fn run_check(
+    exe: &Path,
+    model: &Path,
+    mode: Mode,
+    params: &[(String, i64)],
+    limits: Limits,
+) -> RunResult {
+    let mut cmd = Command::new(exe);
+    cmd.arg("check")
+        .arg(model)
+        .args(["--mode", mode.name(), "--format", "json"])
+        .arg("--timeout")
+        .arg(limits.timeout_s.to_string())
+        .arg("--max-memory")
+        .arg(limits.max_memory_mib.to_string());
+    for (k, v) in params {
+        cmd.arg("--param").arg(format!("{k}={v}"));
+    }
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let start = Instant::now();
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            return RunResult::failed(
+                Status::Error,
+                format!("cannot start {}: {e}", exe.display()),
+                0.0,
+            );
+        }
+    };
+    // Drain both pipes on their own threads: a child blocked on a full pipe
+    // would otherwise look like a timeout.
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
+    let watched = watch(&mut child, start, limits);
+    let wall_s = start.elapsed().as_secs_f64();
+    let stdout = stdout.join().unwrap_or_default();
+    let stderr = stderr.join().unwrap_or_default();
+    match watched {
+        Watched::Exited(status, peak) => {
+            let mut r = classify(status, &stdout, &stderr, wall_s);
+            if r.peak_memory_bytes.is_none() {
+                r.peak_memory_bytes = peak;
+            }
+            r
+        }
+        Watched::Killed(status, reason, peak) => RunResult {
+            status,
+            reason,
+            time_s: None,
+            wall_s,
+            states: None,
+            peak_memory_bytes: peak,
+            killed: true,
+        },
+        Watched::Lost(e) => RunResult::failed(Status::Error, e, wall_s),
+    }
+}
+
+enum Watched {
+    /// The child exited by itself; the harness's peak memory sample.
+    Exited(ExitStatus, Option<u64>),
+    /// The harness killed it: why, and the peak memory sample.
+    Killed(Status, String, Option<u64>),
+    Lost(String),
+}
+
+/// Polls the child until it exits, killing it when it runs past the
+/// timeout plus `GRACE` or its resident memory passes the budget by a
+/// margin (the child gets the first chance to stop itself).
+fn watch(child: &mut Child, start: Instant, limits: Limits) -> Watched {
+    let deadline = start + Duration::from_secs_f64(limits.timeout_s.max(0.0)) + GRACE;
+    let budget_kib = limits.max_memory_mib * 1024;
+    let kill_kib = budget_kib + (budget_kib / 10).max(64 * 1024);
+    let mut peak_kib: Option<u64> = None;
+    let mut pause = Duration::from_micros(500);
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Watched::Exited(status, peak_kib.map(|k| k * 1024)),
+            Ok(None) => {}
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Watched::Lost(format!("lost the child process: {e}"));
+            }
+        }
+        if let Some((rss, hwm)) = memory_kib(child.id()) {
+            peak_kib = Some(peak_kib.unwrap_or(0).max(hwm));
+            if rss >= kill_kib {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Watched::Killed(
+                    Status::Budget,
+                    format!(
+                        "killed by the harness at {} MiB resident (memory budget {} MiB)",
+                        rss / 1024,
+                        limits.max_memory_mib
+                    ),
+                    peak_kib.map(|k| k * 1024),
+                );
+            }
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Watched::Killed(
+                Status::Timeout,
+                format!(
+                    "killed by the harness after {:.1} s (timeout {} s plus {} s grace)",
+                    start.elapsed().as_secs_f64(),
+                    limits.timeout_s,
+                    GRACE.as_secs()
+                ),
+                peak_kib.map(|k| k * 1024),
+            );
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(20));
+    }
+}
+
+fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut s = String::new();
+        if let Some(mut p) = pipe {
+            let mut bytes = Vec::new();
+            let _ = p.read_to_end(&mut bytes);
+            s = String::from_utf8_lossy(&bytes).into_owned();
+        }
+        s
+    })
+}
+
+/// (VmRSS, VmHWM) of a process in KiB, from /proc (Linux).
+fn memory_kib(pid: u32) -> Option<(u64, u64)> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let field = |name: &str| -> Option<u64> {
+        s.lines()
+            .find(|l| l.starts_with(name))?
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()
+    };
+    Some((field("VmRSS:")?, field("VmHWM:")?))
+}
+
+/// Reads a finished child's exit status and JSON Lines.
+fn classify(status: ExitStatus, stdout: &str, stderr: &str, wall_s: f64) -> RunResult {
+    match status.code() {
+        Some(0 | 1 | 3) => {}
+        Some(code) => {
+            let msg = first_lines(stderr);
+            return RunResult::failed(
+                Status::Error,
+                format!("weft check exited with code {code}: {msg}"),
+                wall_s,
+            );
+        }
+        None => {
+            use std::os::unix::process::ExitStatusExt;
+            let sig = status.signal().unwrap_or(0);
+            return RunResult::failed(
+                Status::Error,
+                format!("weft check was killed by signal {sig} (not by the harness)"),
+                wall_s,
+            );
+        }
+    }
+    let lines: Result<Vec<Value>, _> = stdout
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(serde_json::from_str::<Value>)
+        .collect();
+    let lines = match lines {
+        Ok(l) if !l.is_empty() => l,
+        _ => {
+            return RunResult::failed(
+                Status::Error,
+                format!(
+                    "unreadable output of weft check (exit {:?}): {}",
+                    status.code(),
+                    first_lines(stdout)
+                ),
+                wall_s,
+            );
+        }
+    };
+    let verdict = |l: &Value| l["verdict"].as_str().unwrap_or("").to_string();
+    let rank = |v: &str| match v {
+        "unsafe" => 2,
+        "unknown" => 1,
+        _ => 0,
+    };
+    let worst = lines
+        .iter()
+        .max_by_key(|l| rank(&verdict(l)))
+        .expect("non-empty");
+    let overall = verdict(worst);
+    let reason = worst["reason"].as_str().unwrap_or("").to_string();
+    let unknown_reasons: Vec<&str> = lines
+        .iter()
+        .filter(|l| verdict(l) == "unknown")
+        .filter_map(|l| l["reason"].as_str())
+        .collect();
+    let status = match overall.as_str() {
+        "safe" => Status::Safe,
+        "unsafe" => Status::Unsafe,
+        "unknown" if unknown_reasons.iter().any(|r| r.contains("time budget")) => {
+            Status::Timeout
+        }
+        "unknown" if unknown_reasons.iter().any(|r| r.contains("budget")) => Status::Budget,
+        "unknown" => Status::Unknown,
+        other => {
+            return RunResult::failed(
+                Status::Error,
+                format!("weft check printed an unknown verdict `{other}`"),
+                wall_s,
+            );
+        }
+    };
+    let stats = &lines[0]["stats"];
+    RunResult {
+        status,
+        reason,
+        time_s: if status.completed() {
+            stats["time_s"].as_f64()
+        } else {
+            None
+        },
+        wall_s,
+        states: stats["states"].as_u64(),
+        peak_memory_bytes: stats["peak_memory_bytes"].as_u64(),
+        killed: false,
+    }
+}
+
+fn first_lines(s: &str) -> String {
+    let text: Vec<&str> = s
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(3)
+        .collect();
+    if text.is_empty() {
+        "(no output)".into()
+    } else {
+        text.join(" / ")
+    }
+}

@@ -1,0 +1,192 @@
+//! time_vs_threads.svg: engine time (log scale) against the number of
+//! threads, one curve per (mode, m), in the style of Fig. 1 of the precise
+//! thread-modular paper. Points without a time (timeout, budget, skipped,
+//! error) are not plotted; report.md lists them.
+
+use super::grid::{SeriesKey, Source};
+use super::record::Record;
+use super::report::fmt_secs;
+use crate::program::Mode;
+use plotters::prelude::*;
+use std::path::Path;
+
+/// One curve: its label and its (n, median seconds) points.
+pub struct Series {
+    pub key: SeriesKey,
+    pub label: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// The curves of a set of records, in record order (one per (source, m,
+/// mode), also when no point of it has a time).
+pub fn series(records: &[Record]) -> Vec<Series> {
+    let lock_only = records
+        .iter()
+        .all(|r| r.point.source == Source::Family(super::grid::Family::Lock));
+    let mut out: Vec<Series> = Vec::new();
+    for r in records {
+        let key = r.point.series();
+        let i = match out.iter().position(|s| s.key == key) {
+            Some(i) => i,
+            None => {
+                out.push(Series {
+                    label: String::new(),
+                    key,
+                    points: Vec::new(),
+                });
+                out.len() - 1
+            }
+        };
+        if let (Some(n), Some(t)) = (r.point.n, r.time_s)
+            && r.status.completed()
+            && t.median > 0.0
+        {
+            out[i].points.push((n as f64, t.median));
+        }
+    }
+    for s in &mut out {
+        let of: Vec<&Record> = records
+            .iter()
+            .filter(|r| r.point.series() == s.key)
+            .collect();
+        let mut label = series_label(&s.key, lock_only);
+        if s.points.is_empty() {
+            label.push_str(" (no point finished)");
+        } else if of.iter().all(|r| !r.status.completed() || r.status.name() == "unknown") {
+            label.push_str(" (unknown)");
+        }
+        s.label = label;
+    }
+    out
+}
+
+/// `cartesian-exc, m = 3` (lock only grids), else with the source named.
+pub fn series_label(key: &SeriesKey, lock_only: bool) -> String {
+    let mode = key.mode.name();
+    match (&key.source, key.m) {
+        (Source::Family(_), Some(m)) if lock_only => format!("{mode}, m = {m}"),
+        (src, Some(m)) => format!("{mode}, {} m = {m}", src.label()),
+        (src, None) => format!("{mode}, {}", src.label()),
+    }
+}
+
+const WIDTH: u32 = 1000;
+const HEIGHT: u32 = 620;
+const LEGEND_WIDTH: u32 = 290;
+
+/// Colours by curve within a mode (m = 1, 3, 5, 7, 9 for Fig. 4).
+const SHADES: [RGBColor; 6] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+];
+
+/// Writes the SVG. With no plottable point at all, the axes still show.
+pub fn time_vs_threads(records: &[Record], title: &str, path: &Path) -> Result<(), String> {
+    let curves = series(records);
+    let all: Vec<(f64, f64)> = curves.iter().flat_map(|s| s.points.clone()).collect();
+    let (x0, x1) = bounds(all.iter().map(|p| p.0)).unwrap_or((0.0, 1.0));
+    let (x0, x1) = if x1 - x0 < 1.0 {
+        (x0 - 1.0, x1 + 1.0)
+    } else {
+        let pad = (x1 - x0) * 0.03;
+        (x0 - pad, x1 + pad)
+    };
+    let (y0, y1) = bounds(all.iter().map(|p| p.1)).unwrap_or((1e-4, 1.0));
+    let (y0, y1) = (y0 / 2.0, y1 * 2.0);
+    let err = |e: &dyn std::fmt::Display| format!("error: cannot draw {}: {e}", path.display());
+
+    let root = SVGBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let (left, right) = root.split_horizontally(WIDTH - LEGEND_WIDTH);
+    let mut chart = ChartBuilder::on(&left)
+        .caption(title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(75)
+        .build_cartesian_2d(x0..x1, (y0..y1).log_scale())
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc("threads n")
+        .y_desc("engine seconds (log scale)")
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| fmt_secs(*y))
+        .label_style(("sans-serif", 13))
+        .axis_desc_style(("sans-serif", 15))
+        .light_line_style(WHITE.mix(0.0))
+        .draw()
+        .map_err(|e| err(&e))?;
+
+    let mut legend_y = 40;
+    right
+        .draw(&Text::new("legend", (10, 18), ("sans-serif", 15)))
+        .map_err(|e| err(&e))?;
+    let mut shade_of_mode: Vec<(Mode, usize)> = Vec::new();
+    for s in &curves {
+        let k = match shade_of_mode.iter_mut().find(|(m, _)| *m == s.key.mode) {
+            Some((_, k)) => {
+                *k += 1;
+                *k
+            }
+            None => {
+                shade_of_mode.push((s.key.mode, 0));
+                0
+            }
+        };
+        let color = SHADES[k % SHADES.len()];
+        let line = ShapeStyle::from(&color).stroke_width(match s.key.mode {
+            Mode::Standard => 3,
+            _ => 2,
+        });
+        chart
+            .draw_series(LineSeries::new(s.points.iter().copied(), line))
+            .map_err(|e| err(&e))?;
+        let pts = s.points.iter().copied();
+        match s.key.mode {
+            Mode::CartesianExc => chart
+                .draw_series(pts.map(|p| Circle::new(p, 4, color.filled())))
+                .map(|_| ()),
+            Mode::ThreadModular => chart
+                .draw_series(pts.map(|p| Cross::new(p, 5, color.stroke_width(2))))
+                .map(|_| ()),
+            Mode::Standard => chart
+                .draw_series(pts.map(|p| TriangleMarker::new(p, 6, color.filled())))
+                .map(|_| ()),
+        }
+        .map_err(|e| err(&e))?;
+        right
+            .draw(&PathElement::new(
+                vec![(10, legend_y), (40, legend_y)],
+                line,
+            ))
+            .map_err(|e| err(&e))?;
+        let at = (25, legend_y);
+        match s.key.mode {
+            Mode::CartesianExc => right.draw(&Circle::new(at, 4, color.filled())),
+            Mode::ThreadModular => right.draw(&Cross::new(at, 5, color.stroke_width(2))),
+            Mode::Standard => right.draw(&TriangleMarker::new(at, 6, color.filled())),
+        }
+        .map_err(|e| err(&e))?;
+        right
+            .draw(&Text::new(
+                s.label.clone(),
+                (48, legend_y - 7),
+                ("sans-serif", 13),
+            ))
+            .map_err(|e| err(&e))?;
+        legend_y += 22;
+    }
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
+
+fn bounds(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    values.fold(None, |acc, v| match acc {
+        None => Some((v, v)),
+        Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
+    })
+}

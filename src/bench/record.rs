@@ -1,0 +1,161 @@
+//! One record per grid point: the repeats of a run folded into a verdict,
+//! min/median/max times, states and memory.
+
+use super::grid::Point;
+use super::harness::{RunResult, Status};
+use serde_json::{Value, json};
+
+/// min, median and max of a few measurements.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Spread {
+    pub min: f64,
+    pub median: f64,
+    pub max: f64,
+}
+
+impl Spread {
+    /// `None` for no values. The median of an even count is the mean of the
+    /// middle two.
+    pub fn of(values: &[f64]) -> Option<Spread> {
+        if values.is_empty() {
+            return None;
+        }
+        let mut v = values.to_vec();
+        v.sort_by(|a, b| a.total_cmp(b));
+        let k = v.len();
+        let median = if k % 2 == 1 {
+            v[k / 2]
+        } else {
+            (v[k / 2 - 1] + v[k / 2]) / 2.0
+        };
+        Some(Spread {
+            min: v[0],
+            median,
+            max: v[k - 1],
+        })
+    }
+
+    fn to_json(self) -> Value {
+        json!({"min": self.min, "median": self.median, "max": self.max})
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Record {
+    pub point: Point,
+    /// The model's `name` (e.g. `lock-10-1`).
+    pub model: String,
+    pub status: Status,
+    pub reason: String,
+    /// Engine seconds (`stats.time_s`) over the runs that completed.
+    pub time_s: Option<Spread>,
+    /// Wall-clock seconds of the child processes that completed.
+    pub wall_s: Option<Spread>,
+    /// `stats.states` (on a budget stop: states explored until then).
+    pub states: Option<u64>,
+    /// The largest peak resident set over the runs.
+    pub peak_memory_bytes: Option<u64>,
+    /// Child processes started for this point.
+    pub runs: u32,
+    /// The harness killed a child of this point.
+    pub killed: bool,
+}
+
+impl Record {
+    /// Folds the repeats of one point. The verdict is that of the runs that
+    /// completed, if any (a later repeat running out of time is noted in
+    /// the reason); otherwise that of the last run.
+    pub fn from_runs(point: Point, model: String, runs: &[RunResult]) -> Record {
+        let done: Vec<&RunResult> = runs.iter().filter(|r| r.status.completed()).collect();
+        let last = runs.last().expect("at least one run");
+        let lead = done.first().copied().unwrap_or(last);
+        let mut reason = lead.reason.clone();
+        if !done.is_empty() && done.len() < runs.len() {
+            reason.push_str(&format!(
+                " ({} of {} runs ended as {})",
+                runs.len() - done.len(),
+                runs.len(),
+                last.status.name()
+            ));
+        }
+        let times: Vec<f64> = done.iter().filter_map(|r| r.time_s).collect();
+        let walls: Vec<f64> = done.iter().map(|r| r.wall_s).collect();
+        Record {
+            point,
+            model,
+            status: lead.status,
+            reason,
+            time_s: Spread::of(&times),
+            wall_s: Spread::of(&walls),
+            states: lead.states,
+            peak_memory_bytes: runs.iter().filter_map(|r| r.peak_memory_bytes).max(),
+            runs: runs.len() as u32,
+            killed: runs.iter().any(|r| r.killed),
+        }
+    }
+
+    /// A point not run because a smaller n of its curve was over budget.
+    pub fn skipped(point: Point, model: String, smaller_n: u32, why: Status) -> Record {
+        let what = if why == Status::Timeout {
+            "timed out"
+        } else {
+            "ran out of its memory budget"
+        };
+        Record {
+            point,
+            model,
+            status: Status::Skipped,
+            reason: format!("skipped (smaller n timed out): n = {smaller_n} {what}"),
+            time_s: None,
+            wall_s: None,
+            states: None,
+            peak_memory_bytes: None,
+            runs: 0,
+            killed: false,
+        }
+    }
+
+    /// The report.json record.
+    pub fn to_json(&self) -> Value {
+        let p = &self.point;
+        let mut params = serde_json::Map::new();
+        if let Some(n) = p.n {
+            params.insert("n".into(), json!(n));
+        }
+        if let Some(m) = p.m {
+            params.insert("m".into(), json!(m));
+        }
+        json!({
+            "family": p.source.family_name(),
+            "model": self.model,
+            "file": match &p.source {
+                super::grid::Source::File(f) => json!(f.display().to_string()),
+                _ => Value::Null,
+            },
+            "params": params,
+            "mode": p.mode.name(),
+            "verdict": self.status.name(),
+            "reason": self.reason,
+            "time_s": self.time_s.map(Spread::to_json),
+            "wall_s": self.wall_s.map(Spread::to_json),
+            "states": self.states,
+            "peak_memory_bytes": self.peak_memory_bytes,
+            "runs": self.runs,
+            "killed_by_harness": self.killed,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spread_of_odd_and_even_counts() {
+        let s = Spread::of(&[3.0, 1.0, 2.0]).unwrap();
+        assert_eq!((s.min, s.median, s.max), (1.0, 2.0, 3.0));
+        let s = Spread::of(&[4.0, 1.0]).unwrap();
+        assert_eq!(s.median, 2.5);
+        assert!(Spread::of(&[]).is_none());
+    }
+}

@@ -1,0 +1,156 @@
+//! The DVE front end against BEEM's published figures (tests/data/beem,
+//! a copy of shared/beem): exact state and transition counts, verdicts of
+//! the reachability goals, `weft convert` round trips, clear refusals.
+
+mod common;
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+use weft::engine::{self, CheckOptions};
+use weft::program::{Mode, Verdict};
+
+fn data() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/beem")
+}
+
+struct Row {
+    file: String,
+    states: u64,
+    transitions: Option<u64>,
+    levels: Option<u64>,
+    channels: bool,
+    error: String,
+    reachable: Option<bool>,
+    trace_len: Option<usize>,
+}
+
+/// counts.csv; the params column is quoted and may hold commas.
+fn rows() -> Vec<Row> {
+    let text = std::fs::read_to_string(data().join("counts.csv")).unwrap();
+    text.lines()
+        .skip(1)
+        .map(|line| {
+            let mut fields = Vec::new();
+            let (mut cur, mut quoted) = (String::new(), false);
+            for c in line.chars() {
+                match c {
+                    '"' => quoted = !quoted,
+                    ',' if !quoted => fields.push(std::mem::take(&mut cur)),
+                    c => cur.push(c),
+                }
+            }
+            fields.push(cur);
+            let num = |s: &str| s.parse::<u64>().ok();
+            Row {
+                file: fields[0].clone(),
+                states: num(&fields[3]).unwrap(),
+                transitions: num(&fields[4]),
+                levels: num(&fields[5]),
+                channels: fields[6] == "yes",
+                error: fields[7].clone(),
+                reachable: match fields[8].as_str() {
+                    "yes" => Some(true),
+                    "no" => Some(false),
+                    _ => None,
+                },
+                trace_len: fields[9].parse().ok(),
+            }
+        })
+        .collect()
+}
+
+fn stat(r: &weft::report::RunReport, k: &str) -> u64 {
+    r.stats.get(k).and_then(|v| v.as_u64()).unwrap()
+}
+
+#[test]
+fn published_state_and_transition_counts_are_reproduced() {
+    let rows = rows();
+    assert_eq!(rows.len(), 27);
+    let mut checked = 0;
+    for row in rows.iter().filter(|r| !r.channels) {
+        let path = data().join(&row.file);
+        // The whole state space (no property: nothing stops the search).
+        let prog = weft::model::load_any(&path, &[], None).unwrap_or_else(|d| panic!("{}", d.render()));
+        let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
+        assert_eq!(stat(&r, "states"), row.states, "{} states", row.file);
+        if let Some(t) = row.transitions {
+            assert_eq!(stat(&r, "transitions"), t, "{} transitions", row.file);
+        }
+        if let Some(l) = row.levels {
+            assert_eq!(stat(&r, "depth") + 1, l, "{} BFS levels", row.file);
+        }
+        // `weft convert` output loads and gives the same count.
+        let (json, _) = weft::model::load::to_json(&path, None).unwrap();
+        let again = common::load_value(&json);
+        let r2 = engine::check(&again, Mode::Standard, &CheckOptions::default()).unwrap();
+        assert_eq!(stat(&r2, "states"), row.states, "{} after convert", row.file);
+        checked += 1;
+    }
+    assert_eq!(checked, 25);
+}
+
+#[test]
+fn published_reachability_answers_are_reproduced_with_shortest_traces() {
+    for row in rows().iter().filter(|r| !r.channels && !r.error.is_empty()) {
+        let path = data().join(&row.file);
+        let prog = weft::model::load_any(&path, &[], Some(&row.error)).unwrap_or_else(|d| panic!("{}", d.render()));
+        let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
+        let o = &r.outcomes[0];
+        let want = if row.reachable == Some(true) { Verdict::Unsafe } else { Verdict::Safe };
+        assert_eq!(o.verdict, want, "{}", row.file);
+        if let Some(len) = row.trace_len {
+            // BEEM's length counts states (steps + 1) and is an upper bound.
+            let steps = o.trace.as_ref().unwrap().steps.len();
+            assert!(steps < len, "{}: {steps} steps, published {len} states", row.file);
+        }
+    }
+}
+
+#[test]
+fn channels_are_refused_with_line_and_column() {
+    for f in ["dve/elevator.1.dve", "dve/gear.1.dve"] {
+        let out = Command::cargo_bin("weft").unwrap().args(["check", data().join(f).to_str().unwrap()]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains("unsupported: channels (line ") && err.contains(", column "), "{err}");
+        assert!(err.contains(f.trim_start_matches("dve/")), "{err}");
+    }
+}
+
+fn dve_states(src: &str) -> (u64, Verdict) {
+    let dir = std::env::temp_dir().join(format!("weft-dve-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("m{}.dve", src.len()));
+    std::fs::write(&path, src).unwrap();
+    let prog = weft::model::load_any(&path, &[], None).unwrap_or_else(|d| panic!("{}", d.render()));
+    let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
+    (stat(&r, "states"), r.outcomes.last().unwrap().verdict)
+}
+
+#[test]
+fn byte_and_int_assignments_wrap_around_as_in_divine() {
+    // 250, 251, ..., 255, 0, 1, ...: every byte value once.
+    let (n, model_errors) = dve_states("byte x = 250; process P { state s; init s; trans s -> s { effect x = x + 1; }; } system async;");
+    assert_eq!((n, model_errors), (256, Verdict::Safe));
+    // A 16-bit int decremented from -32768 wraps to 32767: 65536 states.
+    let (n, _) = dve_states("int y = -32768; process P { state s; init s; trans s -> s { effect y = y - 1; }; } system async;");
+    assert_eq!(n, 65536);
+    // Booleans used as numbers, `and`/`not`, nested indexing, a long initialiser.
+    let (n, _) = dve_states(
+        "byte a[2] = {1, 0, 7}; byte i; process P { state s, t; init s; trans s -> t { guard not (a[a[i]] == 1) and (i < 2); effect i = i + (a[0] == 1) * 1; }, t -> s {}; } system async;",
+    );
+    assert_eq!(n, 3);
+}
+
+#[test]
+fn dve_syntax_errors_name_line_and_column() {
+    let dir = std::env::temp_dir().join(format!("weft-dve-err-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bad.dve");
+    std::fs::write(&path, "byte x;\nprocess P {\n state s;\n init s;\n trans s -> s { guard x == ; };\n}\nsystem async;\n").unwrap();
+    let out = Command::cargo_bin("weft").unwrap().args(["check", path.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("bad.dve:5:") && err.contains("expected an expression"), "{err}");
+}
