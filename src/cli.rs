@@ -1,4 +1,4 @@
-//! The command line: `weft check`, `weft gen`.
+//! The command line: `weft check`, `weft test`, `weft gen`, `weft bench`.
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -36,6 +36,66 @@ pub enum Command {
         #[command(subcommand)]
         family: GenFamily,
     },
+    /// Run a grid of models x parameters x modes, each run a child
+    /// `weft check` under a timeout and a memory budget, and write
+    /// report.json, report.md and time_vs_threads.svg to --out.
+    ///
+    /// Points of one curve run with n ascending; once one times out or runs
+    /// out of memory, the larger n of that curve are recorded as skipped.
+    /// Exit 0 when every point has a record (timeouts included), 1 when some
+    /// run failed (an error or a crash of the child), 2 on bad usage.
+    Bench(BenchArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// A preset grid. fig4: the precise thread-modular paper's Fig. 4 (lock,
+    /// n = 10..100 step 10, m in {1,3,5,7,9}) for cartesian-exc,
+    /// thread-modular and standard.
+    #[arg(long, value_enum, conflicts_with_all = ["family", "models", "threads", "sections", "modes"])]
+    pub preset: Option<Preset>,
+    /// Generated model families (comma list).
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "FAMILY")]
+    pub family: Vec<FamilyArg>,
+    /// Model files (repeatable); with --threads, each is run with --param n=N.
+    #[arg(long = "model", value_name = "FILE", num_args = 1..)]
+    pub models: Vec<PathBuf>,
+    /// Thread counts n (comma list), e.g. 10,20,30.
+    #[arg(long, value_delimiter = ',', value_name = "N,...")]
+    pub threads: Vec<u32>,
+    /// Critical sections per thread m (comma list; lock only; default 1).
+    #[arg(long, value_delimiter = ',', value_name = "M,...")]
+    pub sections: Vec<u32>,
+    /// Modes (comma list); default all three.
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "MODE,...")]
+    pub modes: Vec<ModeArg>,
+    /// Runs per point; the report gives min, median and max.
+    #[arg(long, default_value_t = 3)]
+    pub repeat: u32,
+    /// Per-run timeout in seconds (the harness kills a child one second later).
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    pub timeout: f64,
+    /// Per-run memory budget in MiB.
+    #[arg(long, default_value_t = 4096, value_name = "MIB")]
+    pub max_memory: u64,
+    /// Output folder for report.json, report.md and time_vs_threads.svg.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// No progress on stderr.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Preset {
+    Fig4,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FamilyArg {
+    Lock,
+    Simple,
+    SimpleBool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -94,6 +154,8 @@ pub enum GenFamily {
         #[arg(long)]
         threads: u32,
     },
+    /// Peterson's algorithm with the paper's exception set (models/peterson.json).
+    Peterson,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,6 +1,6 @@
 use clap::Parser;
 use std::process::ExitCode;
-use weft::cli::{Cli, Command, Format, GenFamily, ModeArg, Show};
+use weft::cli::{BenchArgs, Cli, Command, FamilyArg, Format, GenFamily, ModeArg, Preset, Show};
 use weft::engine::{self, CheckOptions};
 use weft::program::Mode;
 
@@ -28,11 +28,7 @@ fn run(cli: Cli) -> Result<u8, String> {
                 None => weft::model::load_any(&args.model, &args.params, args.error.as_deref()),
             }
             .map_err(|d| d.render())?;
-            let mode = match args.mode {
-                ModeArg::Standard => Mode::Standard,
-                ModeArg::ThreadModular => Mode::ThreadModular,
-                ModeArg::CartesianExc => Mode::CartesianExc,
-            };
+            let mode = mode_of(args.mode);
             let opts = CheckOptions {
                 properties: args.properties,
                 max_states: args.max_states,
@@ -74,6 +70,7 @@ fn run(cli: Cli) -> Result<u8, String> {
                 }
                 GenFamily::Simple { threads } => weft::bench::generate::simple(threads, false),
                 GenFamily::SimpleBool { threads } => weft::bench::generate::simple(threads, true),
+                GenFamily::Peterson => weft::bench::generate::peterson(),
             };
             println!(
                 "{}",
@@ -81,5 +78,78 @@ fn run(cli: Cli) -> Result<u8, String> {
             );
             Ok(0)
         }
+        Command::Bench(args) => bench(args),
     }
+}
+
+fn mode_of(m: ModeArg) -> Mode {
+    match m {
+        ModeArg::Standard => Mode::Standard,
+        ModeArg::ThreadModular => Mode::ThreadModular,
+        ModeArg::CartesianExc => Mode::CartesianExc,
+    }
+}
+
+fn bench(args: BenchArgs) -> Result<u8, String> {
+    use weft::bench::grid::{Family, Grid};
+    let grid = match args.preset {
+        Some(Preset::Fig4) => Grid::fig4(),
+        None => {
+            let families: Vec<Family> = args
+                .family
+                .iter()
+                .map(|f| match f {
+                    FamilyArg::Lock => Family::Lock,
+                    FamilyArg::Simple => Family::Simple,
+                    FamilyArg::SimpleBool => Family::SimpleBool,
+                })
+                .collect();
+            let modes: Vec<Mode> = args.modes.iter().map(|&m| mode_of(m)).collect();
+            Grid::new(&families, &args.models, &args.threads, &args.sections, &modes)?
+        }
+    };
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("error: cannot find the weft binary to run: {e}"))?;
+    let command = std::iter::once("weft".to_string())
+        .chain(std::env::args().skip(1).map(|a| {
+            if a.is_empty() || a.contains(|c: char| c.is_whitespace() || c == '\'') {
+                format!("'{}'", a.replace('\'', "'\\''"))
+            } else {
+                a
+            }
+        }))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let cfg = weft::bench::BenchConfig {
+        grid,
+        repeat: args.repeat,
+        limits: weft::bench::harness::Limits {
+            timeout_s: args.timeout,
+            max_memory_mib: args.max_memory,
+        },
+        out: args.out,
+        quiet: args.quiet,
+        preset: args.preset.map(|_| "fig4".to_string()),
+        command,
+        exe,
+    };
+    let outcome = weft::bench::run(&cfg)?;
+    let errors: Vec<&weft::bench::record::Record> = outcome
+        .records
+        .iter()
+        .filter(|r| r.status == weft::bench::harness::Status::Error)
+        .collect();
+    if !args.quiet {
+        let files: Vec<String> = outcome.files.iter().map(|f| f.display().to_string()).collect();
+        eprintln!(
+            "{} points in {:.1} s; wrote {}",
+            outcome.records.len(),
+            outcome.wall_s,
+            files.join(", ")
+        );
+    }
+    for r in &errors {
+        eprintln!("error: {}: {}", r.point.label(), r.reason);
+    }
+    Ok(if errors.is_empty() { 0 } else { 1 })
 }

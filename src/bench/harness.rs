@@ -296,9 +296,10 @@ fn classify(status: ExitStatus, stdout: &str, stderr: &str, wall_s: f64) -> RunR
         "unknown" => 1,
         _ => 0,
     };
+    let top = lines.iter().map(|l| rank(&verdict(l))).max().unwrap_or(0);
     let worst = lines
         .iter()
-        .max_by_key(|l| rank(&verdict(l)))
+        .find(|l| rank(&verdict(l)) == top)
         .expect("non-empty");
     let overall = verdict(worst);
     let reason = worst["reason"].as_str().unwrap_or("").to_string();

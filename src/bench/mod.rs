@@ -140,7 +140,13 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchOutcome, String> {
     } else {
         "engine time against threads".to_string()
     };
-    plot::time_vs_threads(&bench.records, &title, &svg_path)?;
+    let timed_out = bench.records.iter().any(|r| r.status == Status::Timeout);
+    plot::time_vs_threads(
+        &bench.records,
+        &title,
+        timed_out.then_some(cfg.limits.timeout_s),
+        &svg_path,
+    )?;
     Ok(BenchOutcome {
         records: bench.records,
         wall_s,

@@ -14,7 +14,7 @@ use std::path::Path;
 pub struct Series {
     pub key: SeriesKey,
     pub label: String,
-    pub points: Vec<(f64, f64)>,
+    pub points: Vec<(i64, f64)>,
 }
 
 /// The curves of a set of records, in record order (one per (source, m,
@@ -41,7 +41,7 @@ pub fn series(records: &[Record]) -> Vec<Series> {
             && r.status.completed()
             && t.median > 0.0
         {
-            out[i].points.push((n as f64, t.median));
+            out[i].points.push((n as i64, t.median));
         }
     }
     for s in &mut out {
@@ -74,28 +74,54 @@ const WIDTH: u32 = 1000;
 const HEIGHT: u32 = 620;
 const LEGEND_WIDTH: u32 = 290;
 
-/// Colours by curve within a mode (m = 1, 3, 5, 7, 9 for Fig. 4).
-const SHADES: [RGBColor; 6] = [
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-];
+/// Colours: a hue per mode (red standard, green thread-modular, blue
+/// cartesian-exc), from light to dark along its curves (m = 1 .. 9).
+fn colour(mode: Mode, k: usize) -> RGBColor {
+    const STANDARD: [RGBColor; 5] = [
+        RGBColor(252, 146, 114),
+        RGBColor(251, 106, 74),
+        RGBColor(239, 59, 44),
+        RGBColor(203, 24, 29),
+        RGBColor(153, 0, 13),
+    ];
+    const THREAD_MODULAR: [RGBColor; 5] = [
+        RGBColor(161, 217, 155),
+        RGBColor(116, 196, 118),
+        RGBColor(65, 171, 93),
+        RGBColor(35, 139, 69),
+        RGBColor(0, 90, 50),
+    ];
+    const CARTESIAN: [RGBColor; 5] = [
+        RGBColor(107, 174, 214),
+        RGBColor(66, 146, 198),
+        RGBColor(33, 113, 181),
+        RGBColor(8, 81, 156),
+        RGBColor(8, 48, 107),
+    ];
+    let shades = match mode {
+        Mode::Standard => &STANDARD,
+        Mode::ThreadModular => &THREAD_MODULAR,
+        Mode::CartesianExc => &CARTESIAN,
+    };
+    shades[k % shades.len()]
+}
 
 /// Writes the SVG. With no plottable point at all, the axes still show.
-pub fn time_vs_threads(records: &[Record], title: &str, path: &Path) -> Result<(), String> {
+/// With `timeout_s`, a dashed line marks the per-run timeout (drawn when
+/// some point timed out: the wall the exhaustive search runs into).
+pub fn time_vs_threads(
+    records: &[Record],
+    title: &str,
+    timeout_s: Option<f64>,
+    path: &Path,
+) -> Result<(), String> {
     let curves = series(records);
-    let all: Vec<(f64, f64)> = curves.iter().flat_map(|s| s.points.clone()).collect();
-    let (x0, x1) = bounds(all.iter().map(|p| p.0)).unwrap_or((0.0, 1.0));
-    let (x0, x1) = if x1 - x0 < 1.0 {
-        (x0 - 1.0, x1 + 1.0)
-    } else {
-        let pad = (x1 - x0) * 0.03;
-        (x0 - pad, x1 + pad)
-    };
-    let (y0, y1) = bounds(all.iter().map(|p| p.1)).unwrap_or((1e-4, 1.0));
+    let all: Vec<(i64, f64)> = curves.iter().flat_map(|s| s.points.clone()).collect();
+    let (x0, x1) = bounds(all.iter().map(|p| p.0 as f64)).unwrap_or((0.0, 1.0));
+    let pad = ((x1 - x0) * 0.04).ceil().max(1.0) as i64;
+    let (x0, x1) = ((x0 as i64 - pad).max(0), x1 as i64 + pad);
+    let x_ticks = (x1 - x0 + 1).min(12) as usize;
+    let (y0, y1) = bounds(all.iter().map(|p| p.1).chain(timeout_s)).unwrap_or((1e-4, 1.0));
     let (y0, y1) = (y0 / 2.0, y1 * 2.0);
     let err = |e: &dyn std::fmt::Display| format!("error: cannot draw {}: {e}", path.display());
 
@@ -113,7 +139,7 @@ pub fn time_vs_threads(records: &[Record], title: &str, path: &Path) -> Result<(
         .configure_mesh()
         .x_desc("threads n")
         .y_desc("engine seconds (log scale)")
-        .x_label_formatter(&|x| format!("{x:.0}"))
+        .x_labels(x_ticks)
         .y_label_formatter(&|y| fmt_secs(*y))
         .label_style(("sans-serif", 13))
         .axis_desc_style(("sans-serif", 15))
@@ -122,8 +148,27 @@ pub fn time_vs_threads(records: &[Record], title: &str, path: &Path) -> Result<(
         .map_err(|e| err(&e))?;
 
     let mut legend_y = 40;
+    if let Some(t) = timeout_s {
+        let grey = ShapeStyle::from(&RGBColor(90, 90, 90)).stroke_width(1);
+        chart
+            .draw_series(DashedLineSeries::new(
+                [(x0, t), (x1, t)],
+                6,
+                4,
+                grey,
+            ))
+            .map_err(|e| err(&e))?;
+        chart
+            .plotting_area()
+            .draw(&Text::new(
+                format!("per-run timeout ({} s)", fmt_secs(t)),
+                (x0 + pad, t * 1.25),
+                ("sans-serif", 13),
+            ))
+            .map_err(|e| err(&e))?;
+    }
     right
-        .draw(&Text::new("legend", (10, 18), ("sans-serif", 15)))
+        .draw(&Text::new("curves (mode, m)", (10, 18), ("sans-serif", 15)))
         .map_err(|e| err(&e))?;
     let mut shade_of_mode: Vec<(Mode, usize)> = Vec::new();
     for s in &curves {
@@ -137,7 +182,7 @@ pub fn time_vs_threads(records: &[Record], title: &str, path: &Path) -> Result<(
                 0
             }
         };
-        let color = SHADES[k % SHADES.len()];
+        let color = colour(s.key.mode, k);
         let line = ShapeStyle::from(&color).stroke_width(match s.key.mode {
             Mode::Standard => 3,
             _ => 2,

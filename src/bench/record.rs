@@ -49,7 +49,8 @@ pub struct Record {
     pub reason: String,
     /// Engine seconds (`stats.time_s`) over the runs that completed.
     pub time_s: Option<Spread>,
-    /// Wall-clock seconds of the child processes that completed.
+    /// Wall-clock seconds of the child processes (all runs, also those
+    /// stopped by a budget).
     pub wall_s: Option<Spread>,
     /// `stats.states` (on a budget stop: states explored until then).
     pub states: Option<u64>,
@@ -79,7 +80,7 @@ impl Record {
             ));
         }
         let times: Vec<f64> = done.iter().filter_map(|r| r.time_s).collect();
-        let walls: Vec<f64> = done.iter().map(|r| r.wall_s).collect();
+        let walls: Vec<f64> = runs.iter().map(|r| r.wall_s).collect();
         Record {
             point,
             model,

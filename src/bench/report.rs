@@ -68,8 +68,8 @@ pub fn to_markdown(b: &Bench) -> String {
     );
     let _ = writeln!(
         md,
-        "- Each point is the median of up to {} runs (a run that timed out is not repeated) of the engine's own time `stats.time_s` (model loading excluded), per-run timeout {} s (the harness kills a child after {} s more), memory budget {} MiB. Min and max are in report.json.",
-        b.repeat,
+        "- Each point is the median of {} of the engine's own time `stats.time_s` (model loading excluded); a run that does not finish is not repeated. Per-run timeout {} s (the harness kills a child {} s later), memory budget {} MiB. Min and max are in report.json.",
+        if b.repeat == 1 { "1 run".to_string() } else { format!("up to {} runs", b.repeat) },
         b.limits.timeout_s,
         GRACE.as_secs(),
         b.limits.max_memory_mib
@@ -510,17 +510,16 @@ fn not_plotted(md: &mut String, recs: &[Record]) {
     }
     let _ = writeln!(
         md,
-        "## Plot\n\n![time against threads]({SVG_NAME})\n\n[{SVG_NAME}]({SVG_NAME}): median engine seconds (log scale) against n, one curve per (mode, m)."
+        "## Plot\n\n![time against threads]({SVG_NAME})\n\n[{SVG_NAME}]({SVG_NAME}): median engine seconds (log scale) against n, one curve per (mode, m).{}",
+        if lines.is_empty() {
+            " Every point is plotted.".to_string()
+        } else {
+            format!(
+                " Points without a time are not plotted:\n\n{}",
+                lines.join("\n")
+            )
+        }
     );
-    if lines.is_empty() {
-        let _ = writeln!(md, " Every point is plotted.");
-    } else {
-        let _ = writeln!(
-            md,
-            " Points without a time are not plotted:\n\n{}",
-            lines.join("\n")
-        );
-    }
 }
 
 fn where_(r: &Record) -> String {
@@ -579,7 +578,12 @@ pub fn fmt_secs(t: f64) -> String {
         return "0".into();
     }
     let digits = (2 - t.log10().floor() as i32).max(0) as usize;
-    format!("{t:.digits$}")
+    let s = format!("{t:.digits$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
 }
 
 fn fmt_int(v: u64) -> String {
@@ -656,7 +660,9 @@ mod tests {
     fn formats() {
         assert_eq!(fmt_secs(0.000123456), "0.000123");
         assert_eq!(fmt_secs(0.0172), "0.0172");
-        assert_eq!(fmt_secs(1.5), "1.50");
+        assert_eq!(fmt_secs(1.5), "1.5");
+        assert_eq!(fmt_secs(0.0000210), "0.000021");
+        assert_eq!(fmt_secs(10.0), "10");
         assert_eq!(fmt_secs(7328.0), "7328");
         assert_eq!(fmt_int(22020096), "22,020,096");
         assert_eq!(fmt_ratio(48.23), "48.2");

@@ -24,7 +24,7 @@ use std::collections::VecDeque;
 use std::time::Instant;
 
 /// Local stores enumerated per template at most (bitset width).
-const MAX_LOCALS: usize = 1 << 16;
+const MAX_LOCALS: usize = 1 << 20;
 /// Global stores enumerated at most to instantiate exception entries.
 const MAX_GLOBALS: usize = 1 << 20;
 
