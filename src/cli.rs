@@ -120,9 +120,13 @@ pub struct CheckArgs {
     /// Stop with `unknown` after this many seconds.
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
-    /// Stop with `unknown` when resident memory reaches this many MiB.
+    /// Stop with `unknown` when resident memory reaches this many MiB
+    /// (default: 80% of physical memory).
     #[arg(long, value_name = "MIB")]
     pub max_memory: Option<u64>,
+    /// Symmetry reduction of interchangeable threads (standard only).
+    #[arg(long)]
+    pub symmetry: bool,
     /// Print the abstract fixpoint (abstract modes).
     #[arg(long, value_enum)]
     pub show: Option<Show>,

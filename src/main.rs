@@ -35,6 +35,7 @@ fn run(cli: Cli) -> Result<u8, String> {
                 max_memory_bytes: args.max_memory.map(|m| m * 1024 * 1024),
                 timeout: args.timeout.map(std::time::Duration::from_secs_f64),
                 show_invariant: args.show == Some(Show::Invariant),
+                symmetry: args.symmetry,
             };
             let report = engine::check(&prog, mode, &opts).map_err(|e| format!("error: {e}"))?;
             match args.format {
@@ -44,19 +45,25 @@ fn run(cli: Cli) -> Result<u8, String> {
             Ok(report.verdict().exit_code() as u8)
         }
         Command::Convert { model, error } => {
-            let (value, warnings) = weft::model::load::to_json(&model, error.as_deref()).map_err(|d| d.render())?;
+            let (value, warnings) =
+                weft::model::load::to_json(&model, error.as_deref()).map_err(|d| d.render())?;
             for w in warnings {
                 eprintln!("warning: {w}");
             }
             // Validate what we print: it must load as it is.
             let text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
-            weft::model::load_str(&text, &model.display().to_string(), &[]).map_err(|d| d.render())?;
+            weft::model::load_str(&text, &model.display().to_string(), &[])
+                .map_err(|d| d.render())?;
             println!("{text}");
             Ok(0)
         }
         Command::Test { dir, max_states } => {
-            let opts = CheckOptions { max_states, ..Default::default() };
-            let (text, ok) = weft::regress::run_dir(&dir, &opts).map_err(|e| format!("error: {e}"))?;
+            let opts = CheckOptions {
+                max_states,
+                ..Default::default()
+            };
+            let (text, ok) =
+                weft::regress::run_dir(&dir, &opts).map_err(|e| format!("error: {e}"))?;
             print!("{text}");
             Ok(if ok { 0 } else { 1 })
         }
@@ -105,7 +112,13 @@ fn bench(args: BenchArgs) -> Result<u8, String> {
                 })
                 .collect();
             let modes: Vec<Mode> = args.modes.iter().map(|&m| mode_of(m)).collect();
-            Grid::new(&families, &args.models, &args.threads, &args.sections, &modes)?
+            Grid::new(
+                &families,
+                &args.models,
+                &args.threads,
+                &args.sections,
+                &modes,
+            )?
         }
     };
     let exe = std::env::current_exe()
@@ -140,7 +153,11 @@ fn bench(args: BenchArgs) -> Result<u8, String> {
         .filter(|r| r.status == weft::bench::harness::Status::Error)
         .collect();
     if !args.quiet {
-        let files: Vec<String> = outcome.files.iter().map(|f| f.display().to_string()).collect();
+        let files: Vec<String> = outcome
+            .files
+            .iter()
+            .map(|f| f.display().to_string())
+            .collect();
         eprintln!(
             "{} points in {:.1} s; wrote {}",
             outcome.records.len(),

@@ -38,23 +38,46 @@ pub fn run_dir(dir: &Path, opts: &CheckOptions) -> Result<(String, bool), String
             let line = match engine::check(&prog, mode, opts) {
                 Ok(r) if r.verdict() == want => {
                     passed += 1;
-                    format!("ok    {shown} [{}] {} ({:.3} s)", mode.name(), want.name(), start.elapsed().as_secs_f64())
+                    format!(
+                        "ok    {shown} [{}] {} ({:.3} s)",
+                        mode.name(),
+                        want.name(),
+                        start.elapsed().as_secs_f64()
+                    )
                 }
                 Ok(r) => {
                     failed += 1;
-                    let why: Vec<String> = r.outcomes.iter().map(|o| format!("{}: {}", o.property, o.verdict.name())).collect();
-                    format!("FAIL  {shown} [{}] expected {}, got {} ({})", mode.name(), want.name(), r.verdict().name(), why.join(", "))
+                    let why: Vec<String> = r
+                        .outcomes
+                        .iter()
+                        .map(|o| format!("{}: {}", o.property, o.verdict.name()))
+                        .collect();
+                    format!(
+                        "FAIL  {shown} [{}] expected {}, got {} ({})",
+                        mode.name(),
+                        want.name(),
+                        r.verdict().name(),
+                        why.join(", ")
+                    )
                 }
                 Err(e) => {
                     failed += 1;
-                    format!("FAIL  {shown} [{}] expected {}, but the mode refused: {e}", mode.name(), want.name())
+                    format!(
+                        "FAIL  {shown} [{}] expected {}, but the mode refused: {e}",
+                        mode.name(),
+                        want.name()
+                    )
                 }
             };
             out.push_str(&line);
             out.push('\n');
         }
     }
-    let skip = if skipped > 0 { format!(", {skipped} skipped") } else { String::new() };
+    let skip = if skipped > 0 {
+        format!(", {skipped} skipped")
+    } else {
+        String::new()
+    };
     out.push_str(&format!("{passed} passed, {failed} failed{skip}\n"));
     Ok((out, failed == 0))
 }

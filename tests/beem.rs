@@ -71,7 +71,8 @@ fn published_state_and_transition_counts_are_reproduced() {
     for row in rows.iter().filter(|r| !r.channels) {
         let path = data().join(&row.file);
         // The whole state space (no property: nothing stops the search).
-        let prog = weft::model::load_any(&path, &[], None).unwrap_or_else(|d| panic!("{}", d.render()));
+        let prog =
+            weft::model::load_any(&path, &[], None).unwrap_or_else(|d| panic!("{}", d.render()));
         let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
         assert_eq!(stat(&r, "states"), row.states, "{} states", row.file);
         if let Some(t) = row.transitions {
@@ -84,7 +85,12 @@ fn published_state_and_transition_counts_are_reproduced() {
         let (json, _) = weft::model::load::to_json(&path, None).unwrap();
         let again = common::load_value(&json);
         let r2 = engine::check(&again, Mode::Standard, &CheckOptions::default()).unwrap();
-        assert_eq!(stat(&r2, "states"), row.states, "{} after convert", row.file);
+        assert_eq!(
+            stat(&r2, "states"),
+            row.states,
+            "{} after convert",
+            row.file
+        );
         checked += 1;
     }
     assert_eq!(checked, 25);
@@ -94,15 +100,24 @@ fn published_state_and_transition_counts_are_reproduced() {
 fn published_reachability_answers_are_reproduced_with_shortest_traces() {
     for row in rows().iter().filter(|r| !r.channels && !r.error.is_empty()) {
         let path = data().join(&row.file);
-        let prog = weft::model::load_any(&path, &[], Some(&row.error)).unwrap_or_else(|d| panic!("{}", d.render()));
+        let prog = weft::model::load_any(&path, &[], Some(&row.error))
+            .unwrap_or_else(|d| panic!("{}", d.render()));
         let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
         let o = &r.outcomes[0];
-        let want = if row.reachable == Some(true) { Verdict::Unsafe } else { Verdict::Safe };
+        let want = if row.reachable == Some(true) {
+            Verdict::Unsafe
+        } else {
+            Verdict::Safe
+        };
         assert_eq!(o.verdict, want, "{}", row.file);
         if let Some(len) = row.trace_len {
             // BEEM's length counts states (steps + 1) and is an upper bound.
             let steps = o.trace.as_ref().unwrap().steps.len();
-            assert!(steps < len, "{}: {steps} steps, published {len} states", row.file);
+            assert!(
+                steps < len,
+                "{}: {steps} steps, published {len} states",
+                row.file
+            );
         }
     }
 }
@@ -110,10 +125,17 @@ fn published_reachability_answers_are_reproduced_with_shortest_traces() {
 #[test]
 fn channels_are_refused_with_line_and_column() {
     for f in ["dve/elevator.1.dve", "dve/gear.1.dve"] {
-        let out = Command::cargo_bin("weft").unwrap().args(["check", data().join(f).to_str().unwrap()]).output().unwrap();
+        let out = Command::cargo_bin("weft")
+            .unwrap()
+            .args(["check", data().join(f).to_str().unwrap()])
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(2));
         let err = String::from_utf8(out.stderr).unwrap();
-        assert!(err.contains("unsupported: channels (line ") && err.contains(", column "), "{err}");
+        assert!(
+            err.contains("unsupported: channels (line ") && err.contains(", column "),
+            "{err}"
+        );
         assert!(err.contains(f.trim_start_matches("dve/")), "{err}");
     }
 }
@@ -131,10 +153,14 @@ fn dve_states(src: &str) -> (u64, Verdict) {
 #[test]
 fn byte_and_int_assignments_wrap_around_as_in_divine() {
     // 250, 251, ..., 255, 0, 1, ...: every byte value once.
-    let (n, model_errors) = dve_states("byte x = 250; process P { state s; init s; trans s -> s { effect x = x + 1; }; } system async;");
+    let (n, model_errors) = dve_states(
+        "byte x = 250; process P { state s; init s; trans s -> s { effect x = x + 1; }; } system async;",
+    );
     assert_eq!((n, model_errors), (256, Verdict::Safe));
     // A 16-bit int decremented from -32768 wraps to 32767: 65536 states.
-    let (n, _) = dve_states("int y = -32768; process P { state s; init s; trans s -> s { effect y = y - 1; }; } system async;");
+    let (n, _) = dve_states(
+        "int y = -32768; process P { state s; init s; trans s -> s { effect y = y - 1; }; } system async;",
+    );
     assert_eq!(n, 65536);
     // Booleans used as numbers, `and`/`not`, nested indexing, a long initialiser.
     let (n, _) = dve_states(
@@ -149,8 +175,15 @@ fn dve_syntax_errors_name_line_and_column() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("bad.dve");
     std::fs::write(&path, "byte x;\nprocess P {\n state s;\n init s;\n trans s -> s { guard x == ; };\n}\nsystem async;\n").unwrap();
-    let out = Command::cargo_bin("weft").unwrap().args(["check", path.to_str().unwrap()]).output().unwrap();
+    let out = Command::cargo_bin("weft")
+        .unwrap()
+        .args(["check", path.to_str().unwrap()])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("bad.dve:5:") && err.contains("expected an expression"), "{err}");
+    assert!(
+        err.contains("bad.dve:5:") && err.contains("expected an expression"),
+        "{err}"
+    );
 }

@@ -75,81 +75,14 @@ fn every_shipped_model_meets_its_expectations() {
     assert!(checked >= 15, "only {checked} (model, mode) pairs checked");
 }
 
-/// Replays a JSON trace against the model: every step must be a real
-/// successor by the named thread and transition, leading to exactly the
-/// printed values; the last state must violate the property.
-fn replay(model: &str, property: &str) {
-    let path = common::models_dir().join(model);
-    let out = Command::cargo_bin("weft")
-        .unwrap()
-        .args(["check", path.to_str().unwrap(), "--format", "json"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{model} should be unsafe");
-    let line = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .find(|v| v["property"] == property)
-        .unwrap_or_else(|| panic!("no result for {property}"));
-    assert_eq!(line["verdict"], "unsafe");
-    let trace = &line["trace"];
-    let prog = common::load(model);
-    let mut exp = Explorer::new(&prog);
-    let obj = |vars: Vec<(String, Value)>| Value::Object(vars.into_iter().collect());
-    // The initial state named by the trace.
-    let (mut g, mut ls) = exp
-        .initial_states()
-        .into_iter()
-        .find(|(g, ls)| {
-            obj(prog.globals.render(exp.globals.get(*g))) == trace["initial"]["globals"]
-                && (0..prog.threads.len()).all(|t| {
-                    obj(prog.template_of(t).render_local(exp.local(t, ls[t])))
-                        == trace["initial"]["locals"][&prog.threads[t].name]
-                })
-        })
-        .expect("the trace starts in an initial state");
-    let steps = trace["steps"].as_array().unwrap();
-    assert!(!steps.is_empty());
-    for (k, step) in steps.iter().enumerate() {
-        let t = prog
-            .threads
-            .iter()
-            .position(|th| th.name == step["thread"])
-            .expect("known thread");
-        let tpl = prog.template_of(t);
-        let succs = exp.successors(t, g, ls[t]);
-        let next = succs
-            .steps
-            .iter()
-            .find(|s| {
-                tpl.transitions[s.trans as usize].label == step["transition"]
-                    && obj(prog.globals.render(exp.globals.get(s.g))) == step["globals"]
-                    && obj(tpl.render_local(exp.local(t, s.l))) == step["locals"]
-            })
-            .unwrap_or_else(|| {
-                panic!(
-                    "{model} step {}: not an enabled transition with these values: {step}",
-                    k + 1
-                )
-            });
-        g = next.g;
-        ls[t] = next.l;
-    }
-    let p = prog.properties.iter().find(|p| p.name == property).unwrap();
-    assert!(
-        weft::property::holds(&p.error, &exp, g, &ls).unwrap(),
-        "{model}: the last state is not an error state"
-    );
-}
-
 #[test]
 fn buggy_models_give_replayable_traces() {
-    replay("bug-nonatomic-lock.json", "mutex");
-    replay("bug-peterson-swapped-turn.json", "mutex");
-    replay("bug-simple-no-acquire.json", "no-race");
-    replay("bug-simple-no-acquire.json", "inv");
-    replay("bug-simple-no-acquire.json", "assertions");
+    let m = common::models_dir();
+    common::replay(&m.join("bug-nonatomic-lock.json"), "mutex", &[]);
+    common::replay(&m.join("bug-peterson-swapped-turn.json"), "mutex", &[]);
+    common::replay(&m.join("bug-simple-no-acquire.json"), "no-race", &[]);
+    common::replay(&m.join("bug-simple-no-acquire.json"), "inv", &[]);
+    common::replay(&m.join("bug-simple-no-acquire.json"), "assertions", &[]);
 }
 
 #[test]
@@ -177,6 +110,23 @@ fn state_budget_ends_in_unknown_with_exit_3() {
         text.contains("state budget of 10 states exhausted"),
         "{text}"
     );
+}
+
+#[test]
+fn memory_budget_ends_in_unknown_with_exit_3() {
+    let dir = std::env::temp_dir().join(format!("weft-mem-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("lock.json");
+    std::fs::write(&path, lock(12, 1).to_string()).unwrap();
+    // 1 MiB is below what any run needs: the budget must stop it cleanly.
+    let out = Command::cargo_bin("weft")
+        .unwrap()
+        .args(["check", path.to_str().unwrap(), "--max-memory", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("memory budget of 1 MiB exhausted"), "{text}");
 }
 
 #[test]

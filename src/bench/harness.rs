@@ -311,9 +311,7 @@ fn classify(status: ExitStatus, stdout: &str, stderr: &str, wall_s: f64) -> RunR
     let status = match overall.as_str() {
         "safe" => Status::Safe,
         "unsafe" => Status::Unsafe,
-        "unknown" if unknown_reasons.iter().any(|r| r.contains("time budget")) => {
-            Status::Timeout
-        }
+        "unknown" if unknown_reasons.iter().any(|r| r.contains("time budget")) => Status::Timeout,
         "unknown" if unknown_reasons.iter().any(|r| r.contains("budget")) => Status::Budget,
         "unknown" => Status::Unknown,
         other => {
@@ -341,11 +339,7 @@ fn classify(status: ExitStatus, stdout: &str, stderr: &str, wall_s: f64) -> RunR
 }
 
 fn first_lines(s: &str) -> String {
-    let text: Vec<&str> = s
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .take(3)
-        .collect();
+    let text: Vec<&str> = s.lines().filter(|l| !l.trim().is_empty()).take(3).collect();
     if text.is_empty() {
         "(no output)".into()
     } else {

@@ -52,7 +52,10 @@ pub fn series(records: &[Record]) -> Vec<Series> {
         let mut label = series_label(&s.key, lock_only);
         if s.points.is_empty() {
             label.push_str(" (no point finished)");
-        } else if of.iter().all(|r| !r.status.completed() || r.status.name() == "unknown") {
+        } else if of
+            .iter()
+            .all(|r| !r.status.completed() || r.status.name() == "unknown")
+        {
             label.push_str(" (unknown)");
         }
         s.label = label;
@@ -147,16 +150,11 @@ pub fn time_vs_threads(
         .draw()
         .map_err(|e| err(&e))?;
 
-    let mut legend_y = 40;
+    let mut legend_y = 52;
     if let Some(t) = timeout_s {
         let grey = ShapeStyle::from(&RGBColor(90, 90, 90)).stroke_width(1);
         chart
-            .draw_series(DashedLineSeries::new(
-                [(x0, t), (x1, t)],
-                6,
-                4,
-                grey,
-            ))
+            .draw_series(DashedLineSeries::new([(x0, t), (x1, t)], 6, 4, grey))
             .map_err(|e| err(&e))?;
         chart
             .plotting_area()

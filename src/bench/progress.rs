@@ -18,7 +18,8 @@ impl Progress {
             return Progress::Quiet;
         }
         if std::io::stderr().is_terminal() && std::env::var_os("CI").is_none() {
-            let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+            let bar =
+                ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
             let style = ProgressStyle::with_template(
                 "{elapsed_precise} [{bar:30}] {pos}/{len} points  {msg}",
             )

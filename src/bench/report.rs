@@ -69,7 +69,11 @@ pub fn to_markdown(b: &Bench) -> String {
     let _ = writeln!(
         md,
         "- Each point is the median of {} of the engine's own time `stats.time_s` (model loading excluded); a run that does not finish is not repeated. Per-run timeout {} s (the harness kills a child {} s later), memory budget {} MiB. Min and max are in report.json.",
-        if b.repeat == 1 { "1 run".to_string() } else { format!("up to {} runs", b.repeat) },
+        if b.repeat == 1 {
+            "1 run".to_string()
+        } else {
+            format!("up to {} runs", b.repeat)
+        },
         b.limits.timeout_s,
         GRACE.as_secs(),
         b.limits.max_memory_mib
@@ -278,18 +282,28 @@ fn what_this_shows(recs: &[Record], subject: &str) -> String {
         let of: Vec<&Record> = recs.iter().filter(|r| r.point.mode == mode).collect();
         let total = of.len();
         let count = |st: Status| of.iter().filter(|r| r.status == st).count();
-        let (safe, unknown, unsafe_) = (count(Status::Safe), count(Status::Unknown), count(Status::Unsafe));
+        let (safe, unknown, unsafe_) = (
+            count(Status::Safe),
+            count(Status::Unknown),
+            count(Status::Unsafe),
+        );
         let (skipped, errors) = (count(Status::Skipped), count(Status::Error));
         let name = mode.name();
         if safe == total {
-            let slowest = of
-                .iter()
-                .filter(|r| r.time_s.is_some())
-                .max_by(|a, b| a.time_s.unwrap().median.total_cmp(&b.time_s.unwrap().median));
+            let slowest = of.iter().filter(|r| r.time_s.is_some()).max_by(|a, b| {
+                a.time_s
+                    .unwrap()
+                    .median
+                    .total_cmp(&b.time_s.unwrap().median)
+            });
             let mut s = format!("{name} proved all {total} points");
             if let Some(r) = slowest {
                 let t = r.time_s.unwrap().median;
-                s.push_str(&format!("; the slowest took {} s ({})", fmt_secs(t), where_(r)));
+                s.push_str(&format!(
+                    "; the slowest took {} s ({})",
+                    fmt_secs(t),
+                    where_(r)
+                ));
                 if let (Source::Family(Family::Lock), Some(n), Some(m)) =
                     (&r.point.source, r.point.n, r.point.m)
                     && let Some(p) = paper::fig4_seconds(n, m)
@@ -301,9 +315,13 @@ fn what_this_shows(recs: &[Record], subject: &str) -> String {
         } else if safe == 0 && unknown > 0 && unsafe_ == 0 {
             let mut s = format!("{name} never proved {subject}: ");
             if unknown == total {
-                s.push_str(&format!("it answered unknown (an alarm) at all {total} points"));
+                s.push_str(&format!(
+                    "it answered unknown (an alarm) at all {total} points"
+                ));
             } else {
-                s.push_str(&format!("it answered unknown (an alarm) at {unknown} of {total} points"));
+                s.push_str(&format!(
+                    "it answered unknown (an alarm) at {unknown} of {total} points"
+                ));
             }
             out.push(s + ".");
         } else {
@@ -313,8 +331,14 @@ fn what_this_shows(recs: &[Record], subject: &str) -> String {
                     .iter()
                     .filter(|r| r.status == Status::Safe)
                     .map(|r| {
-                        let states = r.states.map(|s| format!("{} states, ", fmt_int(s))).unwrap_or_default();
-                        let t = r.time_s.map(|t| format!("{} s", fmt_secs(t.median))).unwrap_or_default();
+                        let states = r
+                            .states
+                            .map(|s| format!("{} states, ", fmt_int(s)))
+                            .unwrap_or_default();
+                        let t = r
+                            .time_s
+                            .map(|t| format!("{} s", fmt_secs(t.median)))
+                            .unwrap_or_default();
                         format!("{} with {states}{t}", where_(r))
                     })
                     .collect();
@@ -384,18 +408,19 @@ fn first_over_budget(of: &[&Record], lock_only: bool) -> Option<String> {
     }
     let phrases: Vec<String> = groups
         .iter()
-        .map(|((st, n), labels)| {
-            let what = if *st == Status::Timeout {
-                "timed out"
-            } else {
-                "ran out of memory"
+        .enumerate()
+        .map(|(i, ((st, n), labels))| {
+            let what = match st {
+                _ if i > 0 && groups[i - 1].0.0 == *st => "",
+                Status::Timeout => "timed out ",
+                _ => "ran out of memory ",
             };
             let at = if lock_only {
                 format!("m = {}", labels.join(", "))
             } else {
                 labels.join(", ")
             };
-            format!("{what} from n = {n} at {at}")
+            format!("{what}from n = {n} at {at}")
         })
         .collect();
     let mut s = phrases.join(" and ");
@@ -449,17 +474,19 @@ fn growth(of: &[&Record], lock_only: bool) -> Option<String> {
     let lo = slopes.iter().map(|s| s.1).fold(f64::INFINITY, f64::min);
     let hi = slopes.iter().map(|s| s.1).fold(f64::NEG_INFINITY, f64::max);
     let rows: Vec<&str> = slopes.iter().map(|s| s.0.as_str()).collect();
-    Some(if slopes.len() == 1 {
-        format!(
-            "grows like n^{lo:.1} (least squares on log time against log n, {}): polynomial",
-            rows[0]
-        )
-    } else {
-        format!(
-            "grows like n^a with a between {lo:.1} and {hi:.1} (least squares on log time against log n, per row {}; points under 1 ms left out): polynomial",
-            rows.join(", ")
-        )
-    })
+    Some(
+        if slopes.len() == 1 || format!("{lo:.1}") == format!("{hi:.1}") {
+            format!(
+                "grows like n^{lo:.1} (least squares on log time against log n, {}; points under 1 ms left out): polynomial",
+                rows.join(", ")
+            )
+        } else {
+            format!(
+                "grows like n^a with a between {lo:.1} and {hi:.1} (least squares on log time against log n, per row {}; points under 1 ms left out): polynomial",
+                rows.join(", ")
+            )
+        },
+    )
 }
 
 fn paper_ratio(of: &[&Record]) -> Option<String> {

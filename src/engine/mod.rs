@@ -4,6 +4,7 @@
 pub mod cartesian;
 pub mod exceptions;
 pub mod standard;
+pub mod symmetry;
 pub mod thread_modular;
 
 use crate::program::{Mode, Program, Verdict};
@@ -24,6 +25,8 @@ pub struct CheckOptions {
     pub timeout: Option<Duration>,
     /// `--show invariant`: include the abstract fixpoint in the report.
     pub show_invariant: bool,
+    /// `--symmetry`: reduce interchangeable threads (standard only).
+    pub symmetry: bool,
 }
 
 /// Budget checks, cheap enough to call once per new state.
@@ -38,7 +41,11 @@ impl Budget {
     pub fn new(opts: &CheckOptions) -> Budget {
         Budget {
             max_states: opts.max_states,
-            max_memory_kib: opts.max_memory_bytes.map(|b| b / 1024),
+            // By default, stop at 80% of physical memory rather than be killed.
+            max_memory_kib: opts
+                .max_memory_bytes
+                .map(|b| b / 1024)
+                .or_else(|| physical_memory_kib().map(|m| m / 5 * 4)),
             deadline: opts.timeout.map(|t| Instant::now() + t),
             timeout: opts.timeout,
         }
@@ -69,6 +76,13 @@ impl Budget {
         }
         None
     }
+}
+
+/// Physical memory, from /proc/meminfo (Linux).
+fn physical_memory_kib() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = s.lines().find(|l| l.starts_with("MemTotal:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// Indices of the properties to check (all when none are named).
@@ -105,8 +119,14 @@ pub fn check(prog: &Program, mode: Mode, opts: &CheckOptions) -> Result<RunRepor
             ));
         }
     }
+    if opts.symmetry && mode != Mode::Standard {
+        return Err(format!(
+            "--symmetry applies to mode standard only; {} is already polynomial in the number of threads",
+            mode.name()
+        ));
+    }
     match mode {
-        Mode::Standard => Ok(standard::run(prog, opts)),
+        Mode::Standard => standard::run(prog, opts),
         Mode::ThreadModular => thread_modular::run(prog, opts),
         Mode::CartesianExc => cartesian::run(prog, opts),
     }

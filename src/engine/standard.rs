@@ -3,6 +3,7 @@
 //! error found has a shortest trace. The visited set keeps each state once;
 //! a parent link per state rebuilds the trace (as TLC and stateright do).
 
+use super::symmetry::Symmetry;
 use super::{Budget, CheckOptions, model_error_outcome, selected_properties};
 use crate::program::{Explorer, Program, Val, Verdict};
 use crate::property;
@@ -10,6 +11,7 @@ use crate::report::{Outcome, RunReport, Stats};
 use crate::trace::{StateIds, Trace};
 use indexmap::IndexSet;
 use rustc_hash::FxBuildHasher;
+use serde_json::Value;
 use std::time::Instant;
 
 /// No parent: an initial state.
@@ -17,6 +19,8 @@ const ROOT: u32 = u32::MAX;
 
 struct Search<'p> {
     exp: Explorer<'p>,
+    /// Symmetry reduction: states are stored canonicalised.
+    sym: Option<Symmetry>,
     /// States in BFS order; a state is `[g, l_1, .., l_n]`.
     visited: IndexSet<Box<[u32]>, FxBuildHasher>,
     /// Per state: parent index, moving thread, transition.
@@ -30,7 +34,10 @@ impl Search<'_> {
     }
 
     /// The shortest trace to state `i`, replayed from its parent links.
-    fn trace(&self, i: usize) -> Trace {
+    fn trace(&mut self, i: usize) -> Trace {
+        if self.sym.is_some() {
+            return self.trace_by_replay(i);
+        }
         let mut chain = vec![i];
         while self.parent[*chain.last().unwrap_or(&i)].0 != ROOT {
             let last = *chain.last().unwrap_or(&i);
@@ -42,6 +49,50 @@ impl Search<'_> {
             .map(|&s| (self.parent[s].1 as usize, self.parent[s].2, self.ids(s)))
             .collect();
         Trace::build(&self.exp, &self.ids(chain[0]), &steps)
+    }
+
+    /// With symmetry, parent links join canonical states, whose threads are
+    /// permuted from one step to the next. A concrete trace is rebuilt by
+    /// replaying from the (canonical, hence real) initial state: at each
+    /// step, some thread's step leads to a state whose canonical form is the
+    /// next one on the chain (TLC's technique).
+    fn trace_by_replay(&mut self, i: usize) -> Trace {
+        let mut chain = vec![i];
+        while self.parent[*chain.last().unwrap_or(&i)].0 != ROOT {
+            let last = *chain.last().unwrap_or(&i);
+            chain.push(self.parent[last].0 as usize);
+        }
+        chain.reverse();
+        let mut cur: Vec<u32> = self.visited[chain[0]].to_vec();
+        let initial = (cur[0], cur[1..].to_vec());
+        let mut steps = Vec::new();
+        for &next in &chain[1..] {
+            let target = self.visited[next].clone();
+            let mut found = None;
+            'threads: for t in 0..cur.len() - 1 {
+                let succs = self.exp.successors(t, cur[0], cur[1 + t]);
+                for st in &succs.steps {
+                    let mut cand = cur.clone();
+                    cand[0] = st.g;
+                    cand[1 + t] = st.l;
+                    let concrete = cand.clone();
+                    if let Some(sym) = &self.sym {
+                        sym.canonicalise(&mut cand);
+                    }
+                    if *cand == *target {
+                        found = Some((t, st.trans, concrete));
+                        break 'threads;
+                    }
+                }
+            }
+            // The chain was built from these very successors, so a step exists.
+            let Some((t, trans, concrete)) = found else {
+                break;
+            };
+            steps.push((t, trans, (concrete[0], concrete[1..].to_vec())));
+            cur = concrete;
+        }
+        Trace::build(&self.exp, &initial, &steps)
     }
 }
 
@@ -58,15 +109,19 @@ struct Found {
 }
 
 impl<'p> Search<'p> {
-    fn new(prog: &'p Program) -> Search<'p> {
+    fn new(prog: &'p Program, sym: Option<Symmetry>) -> Search<'p> {
         let mut s = Search {
             exp: Explorer::new(prog),
+            sym,
             visited: IndexSet::with_hasher(FxBuildHasher),
             parent: Vec::new(),
         };
         for (g, ls) in s.exp.initial_states() {
             let mut st = vec![g];
             st.extend(ls);
+            if let Some(sym) = &s.sym {
+                sym.canonicalise(&mut st);
+            }
             if s.visited.insert(st.into_boxed_slice()) {
                 s.parent.push((ROOT, 0, 0));
             }
@@ -131,6 +186,9 @@ impl<'p> Search<'p> {
                     let mut next = state.clone();
                     next[0] = step.g;
                     next[1 + t] = step.l;
+                    if let Some(sym) = &self.sym {
+                        sym.canonicalise(&mut next);
+                    }
                     if self.visited.insert(next) {
                         self.parent.push((i as u32, t as u32, step.trans));
                         if let Some(why) = budget.exceeded(self.visited.len()) {
@@ -149,7 +207,7 @@ impl<'p> Search<'p> {
 /// Every reachable state, as values: (globals, per-thread local stores).
 /// For differential tests against the abstract engines.
 pub fn reachable(prog: &Program) -> Vec<(Vec<Val>, Vec<Vec<Val>>)> {
-    let mut s = Search::new(prog);
+    let mut s = Search::new(prog, None);
     s.bfs(&[], &Budget::new(&CheckOptions::default()));
     (0..s.visited.len())
         .map(|i| {
@@ -162,10 +220,15 @@ pub fn reachable(prog: &Program) -> Vec<(Vec<Val>, Vec<Vec<Val>>)> {
         .collect()
 }
 
-pub fn run(prog: &Program, opts: &CheckOptions) -> RunReport {
+pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, String> {
     let start = Instant::now();
     let props = selected_properties(prog, &opts.properties);
-    let mut s = Search::new(prog);
+    let sym = if opts.symmetry {
+        Some(Symmetry::detect(prog)?)
+    } else {
+        None
+    };
+    let mut s = Search::new(prog, sym);
     let f = s.bfs(&props, &Budget::new(opts));
     let explored = s.visited.len();
     let depth = f.depth;
@@ -239,12 +302,26 @@ pub fn run(prog: &Program, opts: &CheckOptions) -> RunReport {
     stats.push("states", explored as u64);
     stats.push("transitions", f.transitions);
     stats.push("depth", depth as u64);
+    if let Some(sym) = &s.sym {
+        // The unreduced count, computed from the orbits (not enumerated).
+        let full: Option<u128> = (0..explored).try_fold(0u128, |acc, i| {
+            acc.checked_add(sym.orbit_size(&s.visited[i])?)
+        });
+        stats.push(
+            "full_states",
+            match full {
+                Some(f) if f <= u64::MAX as u128 => Value::from(f as u64),
+                Some(f) => Value::from(f.to_string()),
+                None => Value::from("more than 2^128"),
+            },
+        );
+    }
     stats.finish(start.elapsed());
-    RunReport {
+    Ok(RunReport {
         model: prog.name.clone(),
         mode: crate::program::Mode::Standard,
         outcomes,
         stats,
         invariant: None,
-    }
+    })
 }

@@ -15,7 +15,9 @@ use super::expr::Span;
 use serde_json::{Map, Value, json};
 
 /// Weft words a DVE identifier may not use as is; such names get a `_`.
-const RESERVED: &[&str] = &["true", "false", "tid", "any", "count", "exists", "forall", "and", "or", "not", "int", "pc"];
+const RESERVED: &[&str] = &[
+    "true", "false", "tid", "any", "count", "exists", "forall", "and", "or", "not", "int", "pc",
+];
 
 #[derive(Clone, Debug, PartialEq)]
 enum Tok {
@@ -26,7 +28,8 @@ enum Tok {
 }
 
 const SYMS: &[&str] = &[
-    "->", "==", "!=", "<=", ">=", "&&", "||", "<<", ">>", "{", "}", "(", ")", "[", "]", ",", ";", "=", "+", "-", "*", "/", "%", "!", "<", ">", "|", "&", "^", "~", ".", "?", ":",
+    "->", "==", "!=", "<=", ">=", "&&", "||", "<<", ">>", "{", "}", "(", ")", "[", "]", ",", ";",
+    "=", "+", "-", "*", "/", "%", "!", "<", ">", "|", "&", "^", "~", ".", "?", ":",
 ];
 
 struct Lexer<'a> {
@@ -35,9 +38,19 @@ struct Lexer<'a> {
 }
 
 impl Lexer<'_> {
-    fn err(&self, at: usize, len: usize, msg: impl Into<String>, label: impl Into<String>) -> Box<Diagnostic> {
+    fn err(
+        &self,
+        at: usize,
+        len: usize,
+        msg: impl Into<String>,
+        label: impl Into<String>,
+    ) -> Box<Diagnostic> {
         let end = (at + len.max(1)).min(self.src.len());
-        Box::new(Diagnostic::new(self.file, "", msg).with_snippet(self.src, Span::new(at.min(end), end), label))
+        Box::new(Diagnostic::new(self.file, "", msg).with_snippet(
+            self.src,
+            Span::new(at.min(end), end),
+            label,
+        ))
     }
 
     fn tokens(&self) -> Result<Vec<(Tok, usize)>, Box<Diagnostic>> {
@@ -53,14 +66,18 @@ impl Lexer<'_> {
                     i += 1;
                 }
             } else if self.src[i..].starts_with("/*") {
-                let end = self.src[i + 2..].find("*/").ok_or_else(|| self.err(i, 2, "unterminated comment", "this `/*` is never closed"))?;
+                let end = self.src[i + 2..].find("*/").ok_or_else(|| {
+                    self.err(i, 2, "unterminated comment", "this `/*` is never closed")
+                })?;
                 i += end + 4;
             } else if c.is_ascii_digit() {
                 let s = i;
                 while i < b.len() && b[i].is_ascii_digit() {
                     i += 1;
                 }
-                let v = self.src[s..i].parse().map_err(|_| self.err(s, i - s, "number too large", "does not fit in 64 bits"))?;
+                let v = self.src[s..i].parse().map_err(|_| {
+                    self.err(s, i - s, "number too large", "does not fit in 64 bits")
+                })?;
                 out.push((Tok::Num(v), s));
             } else if c.is_ascii_alphabetic() || c == b'_' {
                 let s = i;
@@ -73,7 +90,12 @@ impl Lexer<'_> {
                 i += sym.len();
             } else {
                 let ch = self.src[i..].chars().next().unwrap_or('?');
-                return Err(self.err(i, ch.len_utf8(), format!("unexpected character `{ch}`"), "not part of DVE"));
+                return Err(self.err(
+                    i,
+                    ch.len_utf8(),
+                    format!("unexpected character `{ch}`"),
+                    "not part of DVE",
+                ));
             }
         }
         out.push((Tok::End, self.src.len()));
@@ -158,10 +180,19 @@ impl<'a> Parser<'a> {
             Tok::Sym(s) => format!("`{s}`"),
             Tok::End => "the end of the file".into(),
         };
-        self.lx.err(self.at(), 1, format!("expected {what}, found {found}"), format!("expected {what}"))
+        self.lx.err(
+            self.at(),
+            1,
+            format!("expected {what}, found {found}"),
+            format!("expected {what}"),
+        )
     }
     fn expect(&mut self, s: &str) -> R<()> {
-        if self.eat(s) { Ok(()) } else { Err(self.unexpected(&format!("`{s}`"))) }
+        if self.eat(s) {
+            Ok(())
+        } else {
+            Err(self.unexpected(&format!("`{s}`")))
+        }
     }
     fn ident(&mut self, what: &str) -> R<String> {
         match self.peek().clone() {
@@ -174,7 +205,12 @@ impl<'a> Parser<'a> {
     }
     fn unsupported(&self, what: &str) -> Box<Diagnostic> {
         let (line, col) = line_col(self.lx.src, self.at());
-        self.lx.err(self.at(), 1, format!("unsupported: {what} (line {line}, column {col})"), "weft's DVE front end does not support this yet")
+        self.lx.err(
+            self.at(),
+            1,
+            format!("unsupported: {what} (line {line}, column {col})"),
+            "weft's DVE front end does not support this yet",
+        )
     }
 
     fn model(&mut self) -> R<(Vec<DVar>, Vec<DProc>)> {
@@ -185,7 +221,9 @@ impl<'a> Parser<'a> {
                 Tok::End => break,
                 Tok::Id(w) if w == "byte" || w == "int" => globals.extend(self.var_decl()?),
                 Tok::Id(w) if w == "const" => self.const_decl()?,
-                Tok::Id(w) if w == "channel" || w == "chan" => return Err(self.unsupported("channels")),
+                Tok::Id(w) if w == "channel" || w == "chan" => {
+                    return Err(self.unsupported("channels"));
+                }
                 Tok::Id(w) if w == "process" => procs.push(self.process()?),
                 Tok::Id(w) if w == "system" => {
                     self.bump();
@@ -194,11 +232,17 @@ impl<'a> Parser<'a> {
                     }
                     self.expect("async")?;
                     if self.is_word("property") {
-                        return Err(self.unsupported("`property` (LTL/Büchi properties); give the error with --error"));
+                        return Err(self.unsupported(
+                            "`property` (LTL/Büchi properties); give the error with --error",
+                        ));
                     }
                     self.expect(";")?;
                 }
-                _ => return Err(self.unexpected("a declaration (`byte`, `int`, `const`, `process` or `system`)")),
+                _ => {
+                    return Err(self.unexpected(
+                        "a declaration (`byte`, `int`, `const`, `process` or `system`)",
+                    ));
+                }
             }
         }
         Ok((globals, procs))
@@ -214,7 +258,14 @@ impl<'a> Parser<'a> {
             self.expect("=")?;
             let at = self.at();
             let e = self.expr()?;
-            let v = self.const_eval(&e).ok_or_else(|| self.lx.err(at, 1, "a constant's value must be a constant expression", "not constant"))?;
+            let v = self.const_eval(&e).ok_or_else(|| {
+                self.lx.err(
+                    at,
+                    1,
+                    "a constant's value must be a constant expression",
+                    "not constant",
+                )
+            })?;
             self.consts.push((name, v));
             if !self.eat(",") {
                 break;
@@ -252,7 +303,10 @@ impl<'a> Parser<'a> {
             let len = if self.eat("[") {
                 let lat = self.at();
                 let e = self.expr()?;
-                let n = self.const_eval(&e).ok_or_else(|| self.lx.err(lat, 1, "an array length must be a constant", "not constant"))?;
+                let n = self.const_eval(&e).ok_or_else(|| {
+                    self.lx
+                        .err(lat, 1, "an array length must be a constant", "not constant")
+                })?;
                 self.expect("]")?;
                 Some(n)
             } else {
@@ -279,7 +333,13 @@ impl<'a> Parser<'a> {
                 self.warnings.push(format!("line {line}: `{name}` has {} initial values for {n} cells; the extra ones are ignored, as DiVinE does", init.len()));
                 init.truncate(n as usize);
             }
-            out.push(DVar { name, is_int, len, init, at });
+            out.push(DVar {
+                name,
+                is_int,
+                len,
+                init,
+                at,
+            });
             if !self.eat(",") {
                 break;
             }
@@ -327,7 +387,13 @@ impl<'a> Parser<'a> {
             self.expect(";")?;
         }
         self.expect("}")?;
-        Ok(DProc { name, locals, states, init, trans })
+        Ok(DProc {
+            name,
+            locals,
+            states,
+            init,
+            trans,
+        })
     }
 
     fn transition(&mut self) -> R<DTrans> {
@@ -361,7 +427,12 @@ impl<'a> Parser<'a> {
             }
         }
         self.expect("}")?;
-        Ok(DTrans { from, to, guard, effects })
+        Ok(DTrans {
+            from,
+            to,
+            guard,
+            effects,
+        })
     }
 
     // C precedence: || && | ^ & (== !=) (< <= > >=) (<< >>) (+ -) (* / %) unary.
@@ -370,15 +441,34 @@ impl<'a> Parser<'a> {
     }
 
     fn binary(&mut self, level: usize) -> R<DExpr> {
-        const LEVELS: &[&[&str]] = &[&["||", "or"], &["&&", "and"], &["|"], &["^"], &["&"], &["==", "!="], &["<", "<=", ">", ">="], &["<<", ">>"], &["+", "-"], &["*", "/", "%"]];
+        const LEVELS: &[&[&str]] = &[
+            &["||", "or"],
+            &["&&", "and"],
+            &["|"],
+            &["^"],
+            &["&"],
+            &["==", "!="],
+            &["<", "<=", ">", ">="],
+            &["<<", ">>"],
+            &["+", "-"],
+            &["*", "/", "%"],
+        ];
         if level == LEVELS.len() {
             return self.unary();
         }
         let mut lhs = self.binary(level + 1)?;
         loop {
-            let op = LEVELS[level].iter().find(|op| self.is_sym(op) || self.is_word(op)).copied();
+            let op = LEVELS[level]
+                .iter()
+                .find(|op| self.is_sym(op) || self.is_word(op))
+                .copied();
             let Some(op) = op else { return Ok(lhs) };
-            if self.is_sym("|") && self.toks.get(self.pos + 1).is_some_and(|t| t.0 == Tok::Sym("|")) {
+            if self.is_sym("|")
+                && self
+                    .toks
+                    .get(self.pos + 1)
+                    .is_some_and(|t| t.0 == Tok::Sym("|"))
+            {
                 return Ok(lhs);
             }
             self.bump();
@@ -447,7 +537,11 @@ fn line_col(src: &str, at: usize) -> (usize, usize) {
 
 /// Renames DVE identifiers that are weft words.
 fn ident(name: &str) -> String {
-    if RESERVED.contains(&name) { format!("{name}_") } else { name.to_string() }
+    if RESERVED.contains(&name) {
+        format!("{name}_")
+    } else {
+        name.to_string()
+    }
 }
 
 /// Emits weft expressions from DVE ones, coercing between ints and bools,
@@ -458,12 +552,18 @@ struct Emit<'a> {
 
 impl Emit<'_> {
     fn name(&self, n: &str) -> String {
-        self.rename.iter().find(|(a, _)| a == n).map(|(_, b)| b.clone()).unwrap_or_else(|| ident(n))
+        self.rename
+            .iter()
+            .find(|(a, _)| a == n)
+            .map(|(_, b)| b.clone())
+            .unwrap_or_else(|| ident(n))
     }
     fn is_bool(e: &DExpr) -> bool {
         match e {
             DExpr::Un("!", _) => true,
-            DExpr::Bin(op, ..) => matches!(*op, "==" | "!=" | "<" | "<=" | ">" | ">=" | "&&" | "||"),
+            DExpr::Bin(op, ..) => {
+                matches!(*op, "==" | "!=" | "<" | "<=" | ">" | ">=" | "&&" | "||")
+            }
             _ => false,
         }
     }
@@ -483,8 +583,12 @@ impl Emit<'_> {
     fn bool(&self, e: &DExpr) -> String {
         match e {
             DExpr::Un("!", a) => format!("(!{})", self.bool(a)),
-            DExpr::Bin(op @ ("&&" | "||"), a, b) => format!("({} {op} {})", self.bool(a), self.bool(b)),
-            DExpr::Bin(op @ ("==" | "!=" | "<" | "<=" | ">" | ">="), a, b) => format!("({} {op} {})", self.int(a), self.int(b)),
+            DExpr::Bin(op @ ("&&" | "||"), a, b) => {
+                format!("({} {op} {})", self.bool(a), self.bool(b))
+            }
+            DExpr::Bin(op @ ("==" | "!=" | "<" | "<=" | ">" | ">="), a, b) => {
+                format!("({} {op} {})", self.int(a), self.int(b))
+            }
             _ => format!("({} != 0)", self.int(e)),
         }
     }
@@ -495,10 +599,20 @@ fn var_json(v: &DVar, consts: &Parser) -> Result<Value, String> {
     let values: Vec<i64> = v
         .init
         .iter()
-        .map(|e| consts.const_eval(e).ok_or_else(|| format!("the initial value of `{}` must be a constant", v.name)))
+        .map(|e| {
+            consts
+                .const_eval(e)
+                .ok_or_else(|| format!("the initial value of `{}` must be a constant", v.name))
+        })
         .collect::<Result<_, _>>()?;
     // DiVinE stores initial values truncated like any other assignment.
-    let wrap = |x: i64| if v.is_int { ((x + 32768).rem_euclid(65536)) - 32768 } else { x.rem_euclid(256) };
+    let wrap = |x: i64| {
+        if v.is_int {
+            ((x + 32768).rem_euclid(65536)) - 32768
+        } else {
+            x.rem_euclid(256)
+        }
+    };
     let scalar = json!({"type": "int", "min": min, "max": max});
     Ok(match v.len {
         None => {
@@ -516,18 +630,41 @@ fn var_json(v: &DVar, consts: &Parser) -> Result<Value, String> {
 
 /// Translates a DVE model to a weft/1 model. `error` is the property (weft's
 /// predicate language); without it, the model checks the state space only.
-pub fn to_weft(text: &str, file: &str, error: Option<&str>) -> Result<(Value, Vec<String>), Box<Diagnostic>> {
+pub fn to_weft(
+    text: &str,
+    file: &str,
+    error: Option<&str>,
+) -> Result<(Value, Vec<String>), Box<Diagnostic>> {
     let lx = Lexer { src: text, file };
     let toks = lx.tokens()?;
-    let mut p = Parser { lx: Lexer { src: text, file }, toks, pos: 0, consts: Vec::new(), warnings: Vec::new() };
+    let mut p = Parser {
+        lx: Lexer { src: text, file },
+        toks,
+        pos: 0,
+        consts: Vec::new(),
+        warnings: Vec::new(),
+    };
     let (globals, procs) = p.model()?;
     if procs.is_empty() {
-        return Err(Box::new(Diagnostic::new(file, "", "the DVE model has no process")));
+        return Err(Box::new(Diagnostic::new(
+            file,
+            "",
+            "the DVE model has no process",
+        )));
     }
-    let err_at = |at: usize, msg: String| Box::new(Diagnostic::new(file, "", msg.clone()).with_snippet(text, Span::new(at, at + 1), msg));
+    let err_at = |at: usize, msg: String| {
+        Box::new(Diagnostic::new(file, "", msg.clone()).with_snippet(
+            text,
+            Span::new(at, at + 1),
+            msg,
+        ))
+    };
     let mut gjson = Map::new();
     for g in &globals {
-        gjson.insert(ident(&g.name), var_json(g, &p).map_err(|m| err_at(g.at, m))?);
+        gjson.insert(
+            ident(&g.name),
+            var_json(g, &p).map_err(|m| err_at(g.at, m))?,
+        );
     }
     let mut threads = Vec::new();
     for pr in &procs {
@@ -541,7 +678,10 @@ pub fn to_weft(text: &str, file: &str, error: Option<&str>) -> Result<(Value, Ve
         let em = Emit { rename: &rename };
         let mut locals = Map::new();
         for l in &pr.locals {
-            locals.insert(em.name(&l.name), var_json(l, &p).map_err(|m| err_at(l.at, m))?);
+            locals.insert(
+                em.name(&l.name),
+                var_json(l, &p).map_err(|m| err_at(l.at, m))?,
+            );
         }
         let mut transitions = Vec::new();
         for t in &pr.trans {
@@ -557,12 +697,21 @@ pub fn to_weft(text: &str, file: &str, error: Option<&str>) -> Result<(Value, Ve
                     .iter()
                     .map(|(lhs, rhs)| {
                         let is_int = match lhs {
-                            DExpr::Var(n) | DExpr::Index(n, _) => pr.locals.iter().chain(globals.iter()).find(|v| v.name == *n).is_some_and(|v| v.is_int),
+                            DExpr::Var(n) | DExpr::Index(n, _) => pr
+                                .locals
+                                .iter()
+                                .chain(globals.iter())
+                                .find(|v| v.name == *n)
+                                .is_some_and(|v| v.is_int),
                             _ => false,
                         };
                         let value = em.int(rhs);
                         // Truncation to the variable's width, as DiVinE stores it.
-                        let wrapped = if is_int { format!("(({value} + 32768) % 65536 + 65536) % 65536 - 32768") } else { format!("({value} % 256 + 256) % 256") };
+                        let wrapped = if is_int {
+                            format!("(({value} + 32768) % 65536 + 65536) % 65536 - 32768")
+                        } else {
+                            format!("({value} % 256 + 256) % 256")
+                        };
                         format!("{} := {wrapped}", em.int(lhs))
                     })
                     .collect();
@@ -582,7 +731,11 @@ pub fn to_weft(text: &str, file: &str, error: Option<&str>) -> Result<(Value, Ve
         Some(e) => json!([{"name": "error", "error": e}]),
         None => json!([{"name": "state-space", "error": "false"}]),
     };
-    let name = std::path::Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or("dve").to_string();
+    let name = std::path::Path::new(file)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("dve")
+        .to_string();
     let model = json!({
         "format": "weft/1",
         "name": name,

@@ -557,7 +557,13 @@ impl Parser {
                     span: span.to(sp),
                 })
             }
-            Tok::Ident(name) if name == "int" && self.toks.get(self.pos + 1).is_some_and(|t| t.0 == Tok::Sym("(")) => {
+            Tok::Ident(name)
+                if name == "int"
+                    && self
+                        .toks
+                        .get(self.pos + 1)
+                        .is_some_and(|t| t.0 == Tok::Sym("(")) =>
+            {
                 self.bump();
                 self.bump();
                 let e = self.expr()?;

@@ -44,14 +44,23 @@ pub fn load_any(path: &Path, params: &[(String, i64)], error: Option<&str>) -> L
 /// The model at `path` as weft/1 JSON (DVE translated), with warnings.
 pub fn to_json(path: &Path, error: Option<&str>) -> LResult<(Value, Vec<String>)> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Box::new(Diagnostic::new(&file, "", format!("cannot read the model file: {e}"))))?;
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Box::new(Diagnostic::new(
+            &file,
+            "",
+            format!("cannot read the model file: {e}"),
+        ))
+    })?;
     if path.extension().and_then(|e| e.to_str()) == Some("dve") {
         return super::dve::to_weft(&text, &file, error);
     }
-    let mut value: Value = serde_json::from_str(text.trim_start_matches('\u{feff}')).map_err(|e| syntax_error(&text, &file, &e))?;
+    let mut value: Value = serde_json::from_str(text.trim_start_matches('\u{feff}'))
+        .map_err(|e| syntax_error(&text, &file, &e))?;
     if let (Some(e), Some(obj)) = (error, value.as_object_mut()) {
-        obj.insert("properties".into(), serde_json::json!([{"name": "error", "error": e}]));
+        obj.insert(
+            "properties".into(),
+            serde_json::json!([{"name": "error", "error": e}]),
+        );
     }
     Ok((value, Vec::new()))
 }
@@ -555,7 +564,15 @@ impl<'a> Loader<'a> {
     /// First pass over a template: names, locations, groups, locals.
     fn template_names(&mut self, tn: Node<'a>) -> LResult<RawTemplate<'a>> {
         tn.check_keys(
-            &["name", "count", "locals", "locations", "start", "groups", "transitions"],
+            &[
+                "name",
+                "count",
+                "locals",
+                "locations",
+                "start",
+                "groups",
+                "transitions",
+            ],
             "a thread template",
         )?;
         let name_n = tn.req("name", "the template name")?;
@@ -632,8 +649,12 @@ impl<'a> Loader<'a> {
                 return Ok(());
             }
             if let Some(d) = &declared {
-                let hint = did_you_mean(s, d.iter().map(String::as_str)).map(|h| format!(" (did you mean `{h}`?)")).unwrap_or_default();
-                return Err(node.err(format!("`{s}` is not among the template's declared `locations`{hint}")));
+                let hint = did_you_mean(s, d.iter().map(String::as_str))
+                    .map(|h| format!(" (did you mean `{h}`?)"))
+                    .unwrap_or_default();
+                return Err(node.err(format!(
+                    "`{s}` is not among the template's declared `locations`{hint}"
+                )));
             }
             locations.push(s.to_string());
             Ok(())

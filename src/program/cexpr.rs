@@ -106,7 +106,9 @@ impl CExpr {
                 let a = a.eval(c)?;
                 match op {
                     UnOp::Not => (a == 0) as i64,
-                    UnOp::Neg => a.checked_neg().ok_or_else(|| EvalError(format!("arithmetic overflow in `-({a})`")))?,
+                    UnOp::Neg => a
+                        .checked_neg()
+                        .ok_or_else(|| EvalError(format!("arithmetic overflow in `-({a})`")))?,
                     UnOp::BitNot => !a,
                     UnOp::ToInt => a,
                 }

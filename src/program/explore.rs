@@ -321,7 +321,8 @@ fn cell(i: &CExpr, len: u32, name: &str, ctx: &Ctx) -> Result<u32, EvalError> {
     Ok(v as u32)
 }
 
-fn uses_tid(t: &super::Template) -> bool {
+/// Does any transition of the template read `tid`?
+pub fn uses_tid(t: &super::Template) -> bool {
     let mut found = false;
     let mut check = |e: &CExpr| {
         e.visit(&mut |x| {

@@ -1,7 +1,10 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+use assert_cmd::Command;
+use serde_json::Value;
 use std::path::{Path, PathBuf};
+use weft::program::Explorer;
 use weft::program::Program;
 
 pub fn models_dir() -> PathBuf {
@@ -22,4 +25,73 @@ pub fn load_value(v: &serde_json::Value) -> Program {
 pub fn without_exceptions(mut p: Program) -> Program {
     p.exceptions.clear();
     p
+}
+
+/// Replays a JSON trace against the model: every step must be a real
+/// successor by the named thread and transition, leading to exactly the
+/// printed values; the last state must violate the property.
+pub fn replay(path: &Path, property: &str, extra: &[&str]) {
+    let model = path.display().to_string();
+    let out = Command::cargo_bin("weft")
+        .unwrap()
+        .args(["check", path.to_str().unwrap(), "--format", "json"])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{model} should be unsafe");
+    let line = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|v| v["property"] == property)
+        .unwrap_or_else(|| panic!("no result for {property}"));
+    assert_eq!(line["verdict"], "unsafe");
+    let trace = &line["trace"];
+    let prog = weft::model::load_file(path, &[]).unwrap_or_else(|d| panic!("{}", d.render()));
+    let mut exp = Explorer::new(&prog);
+    let obj = |vars: Vec<(String, Value)>| Value::Object(vars.into_iter().collect());
+    // The initial state named by the trace.
+    let (mut g, mut ls) = exp
+        .initial_states()
+        .into_iter()
+        .find(|(g, ls)| {
+            obj(prog.globals.render(exp.globals.get(*g))) == trace["initial"]["globals"]
+                && (0..prog.threads.len()).all(|t| {
+                    obj(prog.template_of(t).render_local(exp.local(t, ls[t])))
+                        == trace["initial"]["locals"][&prog.threads[t].name]
+                })
+        })
+        .expect("the trace starts in an initial state");
+    let steps = trace["steps"].as_array().unwrap();
+    assert!(!steps.is_empty());
+    for (k, step) in steps.iter().enumerate() {
+        let t = prog
+            .threads
+            .iter()
+            .position(|th| th.name == step["thread"])
+            .expect("known thread");
+        let tpl = prog.template_of(t);
+        let succs = exp.successors(t, g, ls[t]);
+        let next = succs
+            .steps
+            .iter()
+            .find(|s| {
+                tpl.transitions[s.trans as usize].label == step["transition"]
+                    && obj(prog.globals.render(exp.globals.get(s.g))) == step["globals"]
+                    && obj(tpl.render_local(exp.local(t, s.l))) == step["locals"]
+            })
+            .unwrap_or_else(|| {
+                panic!(
+                    "{model} step {}: not an enabled transition with these values: {step}",
+                    k + 1
+                )
+            });
+        g = next.g;
+        ls[t] = next.l;
+    }
+    let p = prog.properties.iter().find(|p| p.name == property).unwrap();
+    assert!(
+        weft::property::holds(&p.error, &exp, g, &ls).unwrap(),
+        "{model}: the last state is not an error state"
+    );
 }

@@ -1,0 +1,121 @@
+//! Symmetry reduction for `standard` (Ip and Dill, "Better verification
+//! through symmetry"): instances of a template are interchangeable when its
+//! code never reads `tid` and no property names one of them (counts over a
+//! template are symmetric). A state is then canonicalised by sorting the
+//! local-store ids of each such template's instances, the `representative()`
+//! hook of stateright. Each reduced state stands for as many states as there
+//! are distinct arrangements of its multiset of local stores.
+
+use crate::program::explore::uses_tid;
+use crate::program::{CExpr, Program};
+
+/// The interchangeable thread blocks of a program: `first..first+count`
+/// indices into the thread list (a template's instances are contiguous).
+#[derive(Clone, Debug)]
+pub struct Symmetry {
+    pub blocks: Vec<std::ops::Range<usize>>,
+}
+
+impl Symmetry {
+    /// Finds the symmetric templates; an error explains why none is.
+    pub fn detect(prog: &Program) -> Result<Symmetry, String> {
+        let mut named = vec![false; prog.threads.len()];
+        for p in &prog.properties {
+            p.error.visit(&mut |e| {
+                if let CExpr::InstAt(t, _) | CExpr::InstLocal(t, _) | CExpr::InstLocalCell(t, ..) =
+                    e
+                {
+                    named[*t as usize] = true;
+                }
+            });
+        }
+        let mut blocks = Vec::new();
+        let mut reasons = Vec::new();
+        let mut first = 0;
+        for tpl in &prog.templates {
+            let range = first..first + tpl.count as usize;
+            first += tpl.count as usize;
+            if tpl.count < 2 {
+                continue;
+            }
+            if uses_tid(tpl) {
+                reasons.push(format!(
+                    "`{}` reads `tid`, so its instances behave differently",
+                    tpl.name
+                ));
+            } else if let Some(t) = range.clone().find(|&t| named[t]) {
+                reasons.push(format!(
+                    "a property names the instance `{}`; use count/exists/forall over `{}` instead",
+                    prog.threads[t].name, tpl.name
+                ));
+            } else {
+                blocks.push(range);
+            }
+        }
+        if blocks.is_empty() {
+            let why = if reasons.is_empty() {
+                "no thread template has two or more instances".to_string()
+            } else {
+                reasons.join("; ")
+            };
+            return Err(format!(
+                "--symmetry: the model has no interchangeable threads: {why}"
+            ));
+        }
+        Ok(Symmetry { blocks })
+    }
+
+    /// Sorts each block of a state `[g, l_1, .., l_n]` in place.
+    pub fn canonicalise(&self, state: &mut [u32]) {
+        for b in &self.blocks {
+            state[1 + b.start..1 + b.end].sort_unstable();
+        }
+    }
+
+    /// How many concrete states the canonical state stands for: per block,
+    /// the multinomial count!/∏(multiplicity!). `None` past u128.
+    pub fn orbit_size(&self, state: &[u32]) -> Option<u128> {
+        let mut total: u128 = 1;
+        for b in &self.blocks {
+            let ls = &state[1 + b.start..1 + b.end];
+            // Multinomial as a product of binomials, exact at every step.
+            let mut placed: u128 = 0;
+            let mut i = 0;
+            while i < ls.len() {
+                let mut j = i;
+                while j < ls.len() && ls[j] == ls[i] {
+                    j += 1;
+                }
+                let k = (j - i) as u128;
+                total = total.checked_mul(binomial(placed + k, k)?)?;
+                placed += k;
+                i = j;
+            }
+        }
+        Some(total)
+    }
+}
+
+fn binomial(n: u128, k: u128) -> Option<u128> {
+    let k = k.min(n - k);
+    let mut r: u128 = 1;
+    for i in 0..k {
+        // r * (n - i) / (i + 1) stays integral at each step.
+        r = r.checked_mul(n - i)? / (i + 1);
+    }
+    Some(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn orbit_of_a_multiset_is_the_multinomial() {
+        let s = Symmetry { blocks: vec![0..4] };
+        // {a, a, b, c}: 4!/(2!1!1!) = 12.
+        assert_eq!(s.orbit_size(&[0, 1, 1, 2, 3]), Some(12));
+        assert_eq!(s.orbit_size(&[0, 5, 5, 5, 5]), Some(1));
+        assert_eq!(binomial(100, 50), Some(100891344545564193334812497256));
+    }
+}

@@ -1,0 +1,312 @@
+//! `weft bench` end to end (child processes, report.json, report.md, the
+//! SVG) and `weft gen peterson`.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::Path;
+
+fn weft() -> Command {
+    let mut c = Command::cargo_bin("weft").unwrap();
+    c.env("CI", "1");
+    c
+}
+
+fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}\n{text}", path.display()))
+}
+
+fn record<'a>(records: &'a [Value], mode: &str, n: u64) -> &'a Value {
+    records
+        .iter()
+        .find(|r| r["mode"] == mode && r["params"]["n"] == n)
+        .unwrap_or_else(|| panic!("no record for {mode} n={n}"))
+}
+
+#[test]
+fn bench_writes_json_markdown_and_svg_for_a_small_lock_grid() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("report");
+    let run = weft()
+        .args([
+            "bench",
+            "--family",
+            "lock",
+            "--threads",
+            "2,3",
+            "--sections",
+            "1",
+            "--modes",
+            "standard,cartesian-exc,thread-modular",
+            "--repeat",
+            "1",
+            "--out",
+            dir.to_str().unwrap(),
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "exit {:?}\n{}",
+        run.status.code(),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(
+        run.stderr.is_empty(),
+        "--quiet printed: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+
+    // report.json: one record per (params, mode), with the right verdicts.
+    let report = read_json(&dir.join("report.json"));
+    let records = report["records"].as_array().expect("records");
+    assert_eq!(records.len(), 6, "{records:#?}");
+    for n in [2u64, 3] {
+        let standard = record(records, "standard", n);
+        assert_eq!(standard["verdict"], "safe", "{standard}");
+        assert_eq!(standard["family"], "lock");
+        assert_eq!(standard["params"]["m"], 1);
+        assert_eq!(standard["runs"], 1);
+        // lock(n, 1) has (m+1)^n + 2nm(m+1)^(n-1) states: 12 for n = 2, 32 for n = 3.
+        let expected_states = if n == 2 { 12 } else { 32 };
+        assert_eq!(standard["states"], expected_states, "{standard}");
+        let t = &standard["time_s"];
+        let (min, med, max) = (
+            t["min"].as_f64().unwrap(),
+            t["median"].as_f64().unwrap(),
+            t["max"].as_f64().unwrap(),
+        );
+        assert!(min <= med && med <= max && min >= 0.0, "{t}");
+        assert!(standard["peak_memory_bytes"].as_u64().unwrap() > 0);
+        assert_eq!(record(records, "cartesian-exc", n)["verdict"], "safe");
+        let tm = record(records, "thread-modular", n);
+        assert_eq!(tm["verdict"], "unknown", "{tm}");
+        assert!(tm["time_s"]["median"].is_number(), "{tm}");
+    }
+    let machine = &report["machine"];
+    assert!(machine["cores"].as_u64().unwrap() >= 1);
+    assert_eq!(machine["weft_version"], env!("CARGO_PKG_VERSION"));
+    assert!(machine["os"].as_str().is_some_and(|s| !s.is_empty()));
+    assert!(
+        report["command"]
+            .as_str()
+            .unwrap()
+            .starts_with("weft bench --family lock")
+    );
+
+    // report.md: the Fig. 4 layout tables, Fig. 1 and the computed paragraph.
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    for mode in ["standard", "cartesian-exc", "thread-modular"] {
+        assert!(
+            md.contains(&format!(
+                "## {mode}: median seconds (Fig. 4 layout: rows m, columns n)"
+            )),
+            "{md}"
+        );
+    }
+    assert!(md.contains("| m \\ n | 2 | 3 |"), "{md}");
+    assert!(md.contains("| 1 | unknown ("), "{md}");
+    assert!(
+        md.contains("| 2 | 12 | safe | 12 |"),
+        "Fig. 1 row for n = 2:\n{md}"
+    );
+    assert!(
+        md.contains(
+            "thread-modular never proved lock(n, m): it answered unknown (an alarm) at all 2 points"
+        ),
+        "{md}"
+    );
+    assert!(md.contains("cartesian-exc proved all 2 points"), "{md}");
+    assert!(md.contains("Every point is plotted."), "{md}");
+
+    // The SVG is well-formed XML with one legend entry per (mode, m).
+    let svg = std::fs::read_to_string(dir.join("time_vs_threads.svg")).unwrap();
+    let doc = roxmltree::Document::parse(&svg).expect("the SVG is well-formed XML");
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    let texts: Vec<String> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text())
+        .map(|t| t.trim().to_string())
+        .collect();
+    let mut legend: Vec<&str> = texts
+        .iter()
+        .map(String::as_str)
+        .filter(|t| t.contains(", m = "))
+        .collect();
+    legend.sort_unstable();
+    assert_eq!(
+        legend,
+        [
+            "cartesian-exc, m = 1",
+            "standard, m = 1",
+            "thread-modular, m = 1 (unknown)"
+        ],
+        "{texts:?}"
+    );
+    // Each curve has two points: a data polyline of two vertices per series.
+    let two_point_lines = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("polyline"))
+        .filter(|n| {
+            n.attribute("stroke-width") == Some("2") || n.attribute("stroke-width") == Some("3")
+        })
+        .filter(|n| {
+            n.attribute("points")
+                .is_some_and(|p| p.split_whitespace().count() == 2)
+        })
+        .count();
+    // 3 data lines + 3 legend samples.
+    assert_eq!(two_point_lines, 6, "{svg}");
+}
+
+#[test]
+fn bench_records_a_timeout_and_still_succeeds() {
+    let out = tempfile::tempdir().unwrap();
+    let run = weft()
+        .args([
+            "bench",
+            "--family",
+            "lock",
+            "--threads",
+            "30",
+            "--sections",
+            "3",
+            "--modes",
+            "standard",
+            "--timeout",
+            "0.5",
+            "--out",
+            out.path().to_str().unwrap(),
+            "--quiet",
+        ])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let report = read_json(&out.path().join("report.json"));
+    let records = report["records"].as_array().unwrap();
+    assert_eq!(records.len(), 1);
+    let r = &records[0];
+    let verdict = r["verdict"].as_str().unwrap();
+    assert!(verdict == "timeout" || verdict == "budget", "{r}");
+    assert_eq!(r["runs"], 1, "a run that timed out is not repeated: {r}");
+    assert!(r["time_s"].is_null(), "{r}");
+    assert_eq!(r["params"], serde_json::json!({"n": 30, "m": 3}));
+    let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
+    assert!(md.contains(&format!("| 3 | {verdict} |")), "{md}");
+    assert!(
+        md.contains(&format!("- standard, m = 3: n = 30 {verdict}")),
+        "not-plotted note:\n{md}"
+    );
+    let svg = std::fs::read_to_string(out.path().join("time_vs_threads.svg")).unwrap();
+    roxmltree::Document::parse(&svg).expect("well-formed SVG");
+}
+
+#[test]
+fn bench_skips_larger_n_after_a_timeout() {
+    let out = tempfile::tempdir().unwrap();
+    let run = weft()
+        .args([
+            "bench",
+            "--family",
+            "lock",
+            "--threads",
+            "4,30,40",
+            "--sections",
+            "3",
+            "--modes",
+            "standard",
+            "--timeout",
+            "0.3",
+            "--repeat",
+            "2",
+            "--out",
+        ])
+        .arg(out.path())
+        .arg("--quiet")
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let report = read_json(&out.path().join("report.json"));
+    let records = report["records"].as_array().unwrap();
+    let verdicts: Vec<&str> = [4, 30, 40]
+        .iter()
+        .map(|&n| record(records, "standard", n)["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(verdicts[0], "safe");
+    assert!(matches!(verdicts[1], "timeout" | "budget"), "{verdicts:?}");
+    assert_eq!(verdicts[2], "skipped");
+    let small = record(records, "standard", 4);
+    assert_eq!(small["runs"], 2);
+    assert_eq!(record(records, "standard", 40)["runs"], 0);
+    assert!(
+        record(records, "standard", 40)["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("skipped (smaller n timed out)")
+    );
+}
+
+#[test]
+fn bench_usage_errors_exit_2() {
+    let out = tempfile::tempdir().unwrap();
+    let run = weft()
+        .args(["bench", "--family", "lock", "--out"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("--threads"));
+    let run = weft()
+        .args(["bench", "--preset", "fig4", "--threads", "10", "--out"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+}
+
+#[test]
+fn gen_peterson_is_the_shipped_model_and_has_20_states() {
+    let run = weft().args(["gen", "peterson"]).output().unwrap();
+    assert!(run.status.success());
+    let text = String::from_utf8(run.stdout).unwrap();
+    let generated: Value = serde_json::from_str(&text).unwrap();
+    let shipped_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/peterson.json");
+    let shipped = read_json(&shipped_path);
+    assert_eq!(generated, shipped);
+
+    // It loads, and `weft check` finds the same 20 states in both.
+    weft::model::load_str(&text, "peterson.json", &[]).unwrap_or_else(|d| panic!("{}", d.render()));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("peterson.json");
+    std::fs::write(&path, &text).unwrap();
+    let states = |p: &Path| -> (u64, String) {
+        let out = weft()
+            .args(["check", p.to_str().unwrap(), "--format", "json"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        let first: Value =
+            serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap())
+                .unwrap();
+        (
+            first["stats"]["states"].as_u64().unwrap(),
+            first["verdict"].as_str().unwrap().to_string(),
+        )
+    };
+    assert_eq!(states(&path), (20, "safe".to_string()));
+    assert_eq!(states(&path), states(&shipped_path));
+}

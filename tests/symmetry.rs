@@ -1,0 +1,151 @@
+//! Symmetry reduction in `standard`, against independent counts.
+
+mod common;
+
+use serde_json::Value;
+use weft::bench::generate::{lock, lock_state_count};
+use weft::engine::{self, CheckOptions};
+use weft::program::{Mode, Verdict};
+
+fn binomial(n: u128, k: u128) -> u128 {
+    (0..k).fold(1, |r, i| r * (n - i) / (i + 1))
+}
+
+/// Distinct multisets of lock(n, m)'s thread states: with the lock free,
+/// n threads over m+1 non-critical positions; with it held, one of 2m
+/// critical locations and n-1 threads over m+1 positions.
+fn lock_multisets(n: u128, m: u128) -> u128 {
+    binomial(n + m, m) + 2 * m * binomial(n - 1 + m, m)
+}
+
+fn run(n: u32, m: u32) -> weft::report::RunReport {
+    let prog = common::load_value(&lock(n, m));
+    engine::check(
+        &prog,
+        Mode::Standard,
+        &CheckOptions {
+            symmetry: true,
+            ..Default::default()
+        },
+    )
+    .unwrap()
+}
+
+#[test]
+fn reduced_and_full_counts_match_independent_formulas() {
+    for n in 2..=8u32 {
+        let r = run(n, 1);
+        assert_eq!(
+            r.stats.get("states").and_then(Value::as_u64),
+            Some(3 * n as u64 + 1),
+            "lock({n},1) reduced"
+        );
+        assert_eq!(
+            r.stats
+                .get("full_states")
+                .and_then(Value::as_u64)
+                .map(u128::from),
+            Some(lock_state_count(n, 1)),
+            "lock({n},1) full"
+        );
+        assert_eq!(r.verdict(), Verdict::Safe);
+    }
+    for (n, m) in [(3, 2), (5, 3), (8, 3)] {
+        let r = run(n, m);
+        assert_eq!(
+            r.stats
+                .get("states")
+                .and_then(Value::as_u64)
+                .map(u128::from),
+            Some(lock_multisets(n as u128, m as u128)),
+            "lock({n},{m})"
+        );
+        assert_eq!(
+            r.stats
+                .get("full_states")
+                .and_then(Value::as_u64)
+                .map(u128::from),
+            Some(lock_state_count(n, m)),
+            "lock({n},{m}) full"
+        );
+    }
+}
+
+#[test]
+fn large_lock_instances_are_decided_exactly() {
+    let r = run(100, 1);
+    assert_eq!(r.verdict(), Verdict::Safe);
+    assert_eq!(r.stats.get("states").and_then(Value::as_u64), Some(301));
+    // 101 * 2^100, beyond u64: reported as a decimal string.
+    assert_eq!(
+        r.stats.get("full_states").and_then(Value::as_str),
+        Some((101u128 << 100).to_string().as_str())
+    );
+    let r = run(50, 3);
+    assert_eq!(r.verdict(), Verdict::Safe);
+    assert_eq!(
+        r.stats
+            .get("states")
+            .and_then(Value::as_u64)
+            .map(u128::from),
+        Some(lock_multisets(50, 3))
+    );
+}
+
+#[test]
+fn traces_under_symmetry_replay_on_the_model() {
+    // The nonatomic lock with three threads: the trace is rebuilt through
+    // permuted canonical states and must still replay step by step.
+    let mut m: Value = serde_json::from_str(
+        &std::fs::read_to_string(common::models_dir().join("bug-nonatomic-lock.json")).unwrap(),
+    )
+    .unwrap();
+    m["threads"][0]["count"] = 3.into();
+    let dir = std::env::temp_dir().join(format!("weft-sym-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bug3.json");
+    std::fs::write(&path, m.to_string()).unwrap();
+    common::replay(&path, "mutex", &["--symmetry"]);
+}
+
+#[test]
+fn asymmetric_models_are_refused_with_the_reason() {
+    let simple = common::load("simple.json");
+    let err = engine::check(
+        &simple,
+        Mode::Standard,
+        &CheckOptions {
+            symmetry: true,
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert!(err.contains("`p` reads `tid`"), "{err}");
+    let mut named = common::load_value(&lock(3, 1));
+    named.properties = common::load_value(&serde_json::json!({
+        "name": "x", "globals": {"lck": {"type": "int", "min": 0, "max": 1}},
+        "threads": [{"name": "p", "count": 3, "start": "a", "transitions": [{"from": "a", "to": "b"}]}],
+        "properties": [{"name": "first", "error": "p[1]@b"}]
+    }))
+    .properties;
+    let err = engine::check(
+        &named,
+        Mode::Standard,
+        &CheckOptions {
+            symmetry: true,
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert!(err.contains("names the instance `p[1]`"), "{err}");
+    let err = engine::check(
+        &common::load("lock.json"),
+        Mode::CartesianExc,
+        &CheckOptions {
+            symmetry: true,
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert!(err.contains("standard only"), "{err}");
+}
