@@ -16,7 +16,6 @@
 use super::exceptions::{BitSet, ExceptionSet, Product, Relevant};
 use super::{Budget, CheckOptions, model_error_outcome, selected_properties};
 use crate::program::{Explorer, Mode, Program, Val, Verdict};
-use crate::property::Decider;
 use crate::report::{Outcome, RunReport, Stats, Witness};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::{Value, json};
@@ -412,17 +411,7 @@ fn enumerate(domains: &[(i64, i64)], limit: usize) -> Option<Vec<Vec<Val>>> {
 pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, String> {
     let start = Instant::now();
     let props = selected_properties(prog, &opts.properties);
-    let deciders: Vec<Decider> = props
-        .iter()
-        .map(|&p| {
-            Decider::new(prog, &prog.properties[p].error).map_err(|u| {
-                format!(
-                    "property `{}` cannot be decided by cartesian-exc: {}",
-                    prog.properties[p].name, u.0
-                )
-            })
-        })
-        .collect::<Result<_, _>>()?;
+    let deciders = super::deciders(prog, &props, Mode::CartesianExc)?;
     let c = Cartesian::compute(prog, Exceptions::Model, opts)?;
     let n = prog.threads.len();
     // γ_E(γ_cart X) = γ_cart(X) ∪ E: the products to decide properties on.

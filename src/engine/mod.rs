@@ -8,6 +8,7 @@ pub mod symmetry;
 pub mod thread_modular;
 
 use crate::program::{Mode, Program, Verdict};
+use crate::property::Decider;
 use crate::report::{Outcome, RunReport, Witness};
 use crate::trace::Trace;
 use std::time::{Duration, Instant};
@@ -83,6 +84,25 @@ fn physical_memory_kib() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = s.lines().find(|l| l.starts_with("MemTotal:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The Cartesian decision procedure of each selected property, or the
+/// refusal naming the property and the mode.
+pub fn deciders(prog: &Program, props: &[usize], mode: Mode) -> Result<Vec<Decider>, String> {
+    props
+        .iter()
+        .map(|&p| {
+            let prop = &prog.properties[p];
+            Decider::new(prog, &prop.error).map_err(|u| {
+                format!(
+                    "property `{}` cannot be decided by {}: {}",
+                    prop.name,
+                    mode.name(),
+                    u.0
+                )
+            })
+        })
+        .collect()
 }
 
 /// Indices of the properties to check (all when none are named).

@@ -112,7 +112,9 @@ mod tests {
 
     #[test]
     fn orbit_of_a_multiset_is_the_multinomial() {
-        let s = Symmetry { blocks: std::iter::once(0..4).collect() };
+        let s = Symmetry {
+            blocks: std::iter::once(0..4).collect(),
+        };
         // {a, a, b, c}: 4!/(2!1!1!) = 12.
         assert_eq!(s.orbit_size(&[0, 1, 1, 2, 3]), Some(12));
         assert_eq!(s.orbit_size(&[0, 5, 5, 5, 5]), Some(1));

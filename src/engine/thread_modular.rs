@@ -12,7 +12,6 @@
 
 use super::{CheckOptions, model_error_outcome, selected_properties};
 use crate::program::{Explorer, Mode, Program, Val, Verdict};
-use crate::property::Decider;
 use crate::report::{Outcome, RunReport, Stats, Witness};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::{Value, json};
@@ -275,17 +274,7 @@ impl<'p> ThreadModular<'p> {
 pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, String> {
     let start = Instant::now();
     let props = selected_properties(prog, &opts.properties);
-    let deciders: Vec<Decider> = props
-        .iter()
-        .map(|&p| {
-            Decider::new(prog, &prog.properties[p].error).map_err(|u| {
-                format!(
-                    "property `{}` cannot be decided by thread-modular: {}",
-                    prog.properties[p].name, u.0
-                )
-            })
-        })
-        .collect::<Result<_, _>>()?;
+    let deciders = super::deciders(prog, &props, Mode::ThreadModular)?;
     let tm = ThreadModular::compute(prog);
     let gs = tm.common_globals();
     let mut outcomes = Vec::new();
