@@ -4,6 +4,7 @@
 pub mod cartesian;
 pub mod exceptions;
 pub mod standard;
+pub mod store;
 pub mod symmetry;
 pub mod thread_modular;
 

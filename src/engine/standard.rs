@@ -3,14 +3,13 @@
 //! error found has a shortest trace. The visited set keeps each state once;
 //! a parent link per state rebuilds the trace (as TLC and stateright do).
 
+use super::store::StateStore;
 use super::symmetry::Symmetry;
 use super::{Budget, CheckOptions, model_error_outcome, selected_properties};
 use crate::program::{Explorer, Program, Val, Verdict};
 use crate::property;
 use crate::report::{Outcome, RunReport, Stats};
 use crate::trace::{StateIds, Trace};
-use indexmap::IndexSet;
-use rustc_hash::FxBuildHasher;
 use serde_json::Value;
 use std::time::Instant;
 
@@ -22,14 +21,16 @@ struct Search<'p> {
     /// Symmetry reduction: states are stored canonicalised.
     sym: Option<Symmetry>,
     /// States in BFS order; a state is `[g, l_1, .., l_n]`.
-    visited: IndexSet<Box<[u32]>, FxBuildHasher>,
+    visited: StateStore,
+    /// Packing buffer for inserts.
+    scratch: Vec<u64>,
     /// Per state: parent index, moving thread, transition.
     parent: Vec<(u32, u32, u32)>,
 }
 
 impl Search<'_> {
     fn ids(&self, i: usize) -> StateIds {
-        let s = &self.visited[i];
+        let s = self.visited.get(i);
         (s[0], s[1..].to_vec())
     }
 
@@ -63,11 +64,11 @@ impl Search<'_> {
             chain.push(self.parent[last].0 as usize);
         }
         chain.reverse();
-        let mut cur: Vec<u32> = self.visited[chain[0]].to_vec();
+        let mut cur: Vec<u32> = self.visited.get(chain[0]);
         let initial = (cur[0], cur[1..].to_vec());
         let mut steps = Vec::new();
         for &next in &chain[1..] {
-            let target = self.visited[next].clone();
+            let target = self.visited.get(next);
             let mut found = None;
             'threads: for t in 0..cur.len() - 1 {
                 let succs = self.exp.successors(t, cur[0], cur[1 + t]);
@@ -113,7 +114,8 @@ impl<'p> Search<'p> {
         let mut s = Search {
             exp: Explorer::new(prog),
             sym,
-            visited: IndexSet::with_hasher(FxBuildHasher),
+            visited: StateStore::new(prog),
+            scratch: Vec::new(),
             parent: Vec::new(),
         };
         for (g, ls) in s.exp.initial_states() {
@@ -122,7 +124,7 @@ impl<'p> Search<'p> {
             if let Some(sym) = &s.sym {
                 sym.canonicalise(&mut st);
             }
-            if s.visited.insert(st.into_boxed_slice()) {
+            if s.visited.insert(&st, &mut s.scratch).1 {
                 s.parent.push((ROOT, 0, 0));
             }
         }
@@ -149,7 +151,7 @@ impl<'p> Search<'p> {
                 f.depth += 1;
                 level_end = self.visited.len();
             }
-            let state = self.visited[i].clone();
+            let state = self.visited.get(i);
             let (g, locals) = (state[0], &state[1..]);
             for (k, &p) in props.iter().enumerate() {
                 if f.violations[k].is_some() {
@@ -189,7 +191,7 @@ impl<'p> Search<'p> {
                     if let Some(sym) = &self.sym {
                         sym.canonicalise(&mut next);
                     }
-                    if self.visited.insert(next) {
+                    if self.visited.insert(&next, &mut self.scratch).1 {
                         self.parent.push((i as u32, t as u32, step.trans));
                         if let Some(why) = budget.exceeded(self.visited.len()) {
                             f.budget_hit = Some(why);
@@ -211,7 +213,7 @@ pub fn reachable(prog: &Program) -> Vec<(Vec<Val>, Vec<Vec<Val>>)> {
     s.bfs(&[], &Budget::new(&CheckOptions::default()));
     (0..s.visited.len())
         .map(|i| {
-            let st = &s.visited[i];
+            let st = s.visited.get(i);
             let ls = (0..prog.threads.len())
                 .map(|t| s.exp.local(t, st[1 + t]).to_vec())
                 .collect();
@@ -302,10 +304,15 @@ pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, String> {
     stats.push("states", explored as u64);
     stats.push("transitions", f.transitions);
     stats.push("depth", depth as u64);
+    stats.push("packed_state_bytes", s.visited.packed_bytes() as u64);
+    stats.push(
+        "bytes_per_state",
+        (s.visited.bytes_per_state() * 10.0).round() / 10.0,
+    );
     if let Some(sym) = &s.sym {
         // The unreduced count, computed from the orbits (not enumerated).
         let full: Option<u128> = (0..explored).try_fold(0u128, |acc, i| {
-            acc.checked_add(sym.orbit_size(&s.visited[i])?)
+            acc.checked_add(sym.orbit_size(&s.visited.get(i))?)
         });
         stats.push(
             "full_states",
