@@ -2,6 +2,7 @@
 //! options, budgets, property selection.
 
 pub mod cartesian;
+pub mod compact;
 pub mod exceptions;
 pub mod standard;
 pub mod store;

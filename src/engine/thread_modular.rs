@@ -228,29 +228,39 @@ impl<'p> ThreadModular<'p> {
         let prog = self.exp.prog;
         let obj = |vars: Vec<(String, Value)>| Value::Object(vars.into_iter().collect());
         let mut threads = Vec::new();
-        let mut text = String::from("  invariant (R and G per thread, grouped by global store):\n");
+        let mut text = String::from(
+            "  invariant (per thread: R as local stores and the global stores they occur with; then G):\n",
+        );
         for t in 0..prog.threads.len() {
             let tpl = prog.template_of(t);
             let mut gs: Vec<u32> = self.reach_by_g[t].keys().copied().collect();
             gs.sort_unstable();
             let mut reach = Vec::new();
-            text.push_str(&format!("    {}: R\n", prog.threads[t].name));
+            // Global stores grouped by the set of local stores seen with them.
+            let mut groups: Vec<(Vec<u32>, Vec<Vec<Val>>)> = Vec::new();
             for g in &gs {
                 let gv = self.exp.globals.get(*g);
                 let mut ls = self.reach_by_g[t][g].clone();
                 ls.sort_unstable();
+                for &l in &ls {
+                    reach.push(json!({"global": obj(prog.globals.render(gv)), "local": obj(tpl.render_local(self.exp.local(t, l)))}));
+                }
+                match groups.iter_mut().find(|(k, _)| *k == ls) {
+                    Some((_, stores)) => stores.push(gv.to_vec()),
+                    None => groups.push((ls, vec![gv.to_vec()])),
+                }
+            }
+            text.push_str(&format!("    {}: R\n", prog.threads[t].name));
+            for (ls, stores) in &groups {
                 let shown: Vec<String> = ls
                     .iter()
                     .map(|&l| tpl.show_local(self.exp.local(t, l)))
                     .collect();
                 text.push_str(&format!(
-                    "      [{}] {{{}}}\n",
-                    prog.show_global(gv),
-                    shown.join(", ")
+                    "      {{{}}}  with  {}\n",
+                    shown.join(", "),
+                    super::compact::describe(&prog.globals, stores)
                 ));
-                for l in ls {
-                    reach.push(json!({"global": obj(prog.globals.render(gv)), "local": obj(tpl.render_local(self.exp.local(t, l)))}));
-                }
             }
             let mut edges: Vec<(u32, u32)> = self.guarantee[t].iter().copied().collect();
             edges.sort_unstable();
