@@ -15,6 +15,17 @@ pub struct TraceStep {
     pub globals: Vars,
     /// The moving thread's locals after the step, `pc` first.
     pub locals: Vars,
+    /// For a rendezvous, the receiving thread: name, transition, locals after.
+    pub partner: Option<(String, String, Vars)>,
+}
+
+/// One step as ids: moving thread, its transition, the receiver of a
+/// rendezvous (thread, transition), and the state after.
+pub struct StepIds {
+    pub thread: usize,
+    pub trans: u32,
+    pub partner: Option<(usize, u32)>,
+    pub state: StateIds,
 }
 
 #[derive(Clone, Debug)]
@@ -33,7 +44,7 @@ pub type StateIds = (u32, Vec<u32>);
 impl Trace {
     /// Builds a trace from the initial state and the `(thread, transition,
     /// state after)` steps.
-    pub fn build(exp: &Explorer, initial: &StateIds, steps: &[(usize, u32, StateIds)]) -> Trace {
+    pub fn build(exp: &Explorer, initial: &StateIds, steps: &[StepIds]) -> Trace {
         let prog = exp.prog;
         let initial_locals = (0..prog.threads.len())
             .map(|t| {
@@ -46,13 +57,22 @@ impl Trace {
             .collect();
         let steps = steps
             .iter()
-            .map(|(t, tr, (g, ls))| {
-                let tpl = prog.template_of(*t);
+            .map(|st| {
+                let (t, (g, ls)) = (st.thread, &st.state);
+                let tpl = prog.template_of(t);
                 TraceStep {
-                    thread: prog.threads[*t].name.clone(),
-                    transition: tpl.transitions[*tr as usize].label.clone(),
+                    thread: prog.threads[t].name.clone(),
+                    transition: tpl.transitions[st.trans as usize].label.clone(),
                     globals: prog.globals.render(exp.globals.get(*g)),
-                    locals: tpl.render_local(exp.local(*t, ls[*t])),
+                    locals: tpl.render_local(exp.local(t, ls[t])),
+                    partner: st.partner.map(|(u, tr)| {
+                        let tu = prog.template_of(u);
+                        (
+                            prog.threads[u].name.clone(),
+                            tu.transitions[tr as usize].label.clone(),
+                            tu.render_local(exp.local(u, ls[u])),
+                        )
+                    }),
                 }
             })
             .collect();
@@ -77,12 +97,16 @@ impl Trace {
                 self.steps
                     .iter()
                     .map(|s| {
-                        serde_json::json!({
+                        let mut step = serde_json::json!({
                             "thread": s.thread,
                             "transition": s.transition,
                             "globals": obj(&s.globals),
                             "locals": obj(&s.locals),
-                        })
+                        });
+                        if let Some((t, tr, l)) = &s.partner {
+                            step["partner"] = serde_json::json!({"thread": t, "transition": tr, "locals": obj(l)});
+                        }
+                        step
                     })
                     .collect(),
             ),
@@ -122,13 +146,23 @@ impl Trace {
         ));
         for (i, s) in self.steps.iter().enumerate() {
             let head = format!("{} {}", s.thread, quote(&s.transition));
-            out.push_str(&format!(
-                "    {:<2} {:<width$} {}  | {}: {}\n",
-                i + 1,
-                head,
-                show(&s.globals),
+            let mut movers = format!(
+                "{}: {}",
                 s.thread,
                 show(&s.locals).trim_start_matches("pc=")
+            );
+            if let Some((t, tr, l)) = &s.partner {
+                movers.push_str(&format!(
+                    ", with {t} {}: {}",
+                    quote(tr),
+                    show(l).trim_start_matches("pc=")
+                ));
+            }
+            out.push_str(&format!(
+                "    {:<2} {:<width$} {}  | {movers}\n",
+                i + 1,
+                head,
+                show(&s.globals)
             ));
         }
         if let Some(f) = &self.failure {

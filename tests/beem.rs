@@ -68,7 +68,7 @@ fn published_state_and_transition_counts_are_reproduced() {
     let rows = rows();
     assert_eq!(rows.len(), 27);
     let mut checked = 0;
-    for row in rows.iter().filter(|r| !r.channels) {
+    for row in &rows {
         let path = data().join(&row.file);
         // The whole state space (no property: nothing stops the search).
         let prog =
@@ -93,12 +93,17 @@ fn published_state_and_transition_counts_are_reproduced() {
         );
         checked += 1;
     }
-    assert_eq!(checked, 25);
+    assert_eq!(checked, 27);
+    assert_eq!(
+        rows.iter().filter(|r| r.channels).count(),
+        2,
+        "elevator and gear use channels"
+    );
 }
 
 #[test]
 fn published_reachability_answers_are_reproduced_with_shortest_traces() {
-    for row in rows().iter().filter(|r| !r.channels && !r.error.is_empty()) {
+    for row in rows().iter().filter(|r| !r.error.is_empty()) {
         let path = data().join(&row.file);
         let prog = weft::model::load_any(&path, &[], Some(&row.error))
             .unwrap_or_else(|d| panic!("{}", d.render()));
@@ -123,21 +128,88 @@ fn published_reachability_answers_are_reproduced_with_shortest_traces() {
 }
 
 #[test]
-fn channels_are_refused_with_line_and_column() {
-    for f in ["dve/elevator.1.dve", "dve/gear.1.dve"] {
-        let out = Command::cargo_bin("weft")
+fn rendezvous_models_are_standard_only_and_buffered_channels_are_refused() {
+    let gear = data().join("dve/gear.1.dve");
+    let out = Command::cargo_bin("weft")
+        .unwrap()
+        .args(["check", gear.to_str().unwrap(), "--mode", "thread-modular"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8(out.stderr)
             .unwrap()
-            .args(["check", data().join(f).to_str().unwrap()])
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2));
-        let err = String::from_utf8(out.stderr).unwrap();
-        assert!(
-            err.contains("unsupported: channels (line ") && err.contains(", column "),
-            "{err}"
-        );
-        assert!(err.contains(f.trim_start_matches("dve/")), "{err}");
-    }
+            .contains("only --mode standard supports")
+    );
+    // A rendezvous step names both threads in the JSON trace.
+    let out = Command::cargo_bin("weft")
+        .unwrap()
+        .args([
+            "check",
+            gear.to_str().unwrap(),
+            "--error",
+            "Clutch@error_open",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let line: serde_json::Value = serde_json::from_str(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    let first = &line["trace"]["steps"][0];
+    assert_eq!(
+        (
+            first["thread"].as_str(),
+            first["partner"]["thread"].as_str()
+        ),
+        (Some("Interface"), Some("GearControl")),
+        "{first}"
+    );
+    // Buffered channels: refused with line and column.
+    let dir = std::env::temp_dir().join(format!("weft-chan-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("buffered.dve");
+    std::fs::write(&path, "byte x;\nchannel {byte} c[2];\nprocess P { state s; init s; trans s -> s {}; }\nsystem async;\n").unwrap();
+    let out = Command::cargo_bin("weft")
+        .unwrap()
+        .args(["check", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("unsupported: buffered (typed) channels (line 2, column 9)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_rendezvous_passes_the_value_and_moves_both_threads_at_once() {
+    // Sender offers x+1 on c; the receiver stores it in y. Sender effects
+    // run first, then the receive and the receiver's effects.
+    let m = serde_json::json!({
+        "name": "rv", "channels": ["c"],
+        "globals": {"x": {"type": "int", "min": 0, "max": 9, "init": 4}, "y": {"type": "int", "min": 0, "max": 9}},
+        "threads": [
+            {"name": "s", "start": "a", "transitions": [{"from": "a", "to": "b", "sync": "c!x + 1", "do": "x := 0"}]},
+            {"name": "r", "start": "a", "transitions": [{"from": "a", "to": "b", "sync": "c?y", "do": "x := x + y"}]}
+        ],
+        "properties": [{"name": "done", "error": "s@b && r@b && x == 5 && y == 5"}]
+    });
+    let prog = common::load_value(&m);
+    let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
+    // Two states: before and after; neither thread can move alone.
+    assert_eq!(stat(&r, "states"), 2);
+    assert_eq!(r.outcomes[0].verdict, Verdict::Unsafe);
+    let step = &r.outcomes[0].trace.as_ref().unwrap().steps[0];
+    assert_eq!(step.partner.as_ref().map(|p| p.0.as_str()), Some("r"));
 }
 
 fn dve_states(src: &str) -> (u64, Verdict) {

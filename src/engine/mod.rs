@@ -141,6 +141,15 @@ pub fn check(prog: &Program, mode: Mode, opts: &CheckOptions) -> Result<RunRepor
             ));
         }
     }
+    if !prog.channels.is_empty() && mode != Mode::Standard {
+        return Err(format!(
+            "the model has channels (rendezvous between threads), which only --mode standard supports; {} checks one thread at a time",
+            mode.name()
+        ));
+    }
+    if opts.symmetry && !prog.channels.is_empty() {
+        return Err("--symmetry does not support models with channels yet".into());
+    }
     if opts.symmetry && mode != Mode::Standard {
         return Err(format!(
             "--symmetry applies to mode standard only; {} is already polynomial in the number of threads",

@@ -9,7 +9,8 @@ use super::{Budget, CheckOptions, model_error_outcome, selected_properties};
 use crate::program::{Explorer, Program, Val, Verdict};
 use crate::property;
 use crate::report::{Outcome, RunReport, Stats};
-use crate::trace::{StateIds, Trace};
+use crate::trace::{StateIds, StepIds, Trace};
+use rustc_hash::FxHashMap;
 use serde_json::Value;
 use std::time::Instant;
 
@@ -24,6 +25,9 @@ struct Search<'p> {
     visited: StateStore,
     /// Packing buffer for inserts.
     scratch: Vec<u64>,
+    /// For states reached by a rendezvous: the receiver and its transition
+    /// (the parent link holds the sender).
+    partner: FxHashMap<u32, (u32, u32)>,
     /// Per state: parent index, moving thread, transition.
     parent: Vec<(u32, u32, u32)>,
 }
@@ -45,9 +49,17 @@ impl Search<'_> {
             chain.push(self.parent[last].0 as usize);
         }
         chain.reverse();
-        let steps: Vec<(usize, u32, StateIds)> = chain[1..]
+        let steps: Vec<StepIds> = chain[1..]
             .iter()
-            .map(|&s| (self.parent[s].1 as usize, self.parent[s].2, self.ids(s)))
+            .map(|&s| StepIds {
+                thread: self.parent[s].1 as usize,
+                trans: self.parent[s].2,
+                partner: self
+                    .partner
+                    .get(&(s as u32))
+                    .map(|&(u, tr)| (u as usize, tr)),
+                state: self.ids(s),
+            })
             .collect();
         Trace::build(&self.exp, &self.ids(chain[0]), &steps)
     }
@@ -90,7 +102,12 @@ impl Search<'_> {
             let Some((t, trans, concrete)) = found else {
                 break;
             };
-            steps.push((t, trans, (concrete[0], concrete[1..].to_vec())));
+            steps.push(StepIds {
+                thread: t,
+                trans,
+                partner: None,
+                state: (concrete[0], concrete[1..].to_vec()),
+            });
             cur = concrete;
         }
         Trace::build(&self.exp, &initial, &steps)
@@ -116,6 +133,7 @@ impl<'p> Search<'p> {
             sym,
             visited: StateStore::new(prog),
             scratch: Vec::new(),
+            partner: FxHashMap::default(),
             parent: Vec::new(),
         };
         for (g, ls) in s.exp.initial_states() {
@@ -193,6 +211,31 @@ impl<'p> Search<'p> {
                     }
                     if self.visited.insert(&next, &mut self.scratch).1 {
                         self.parent.push((i as u32, t as u32, step.trans));
+                        if let Some(why) = budget.exceeded(self.visited.len()) {
+                            f.budget_hit = Some(why);
+                            break 'search;
+                        }
+                    }
+                }
+            }
+            if !prog.channels.is_empty() {
+                // Rendezvous: two threads move together (DVE's `sync c!`/`c?`).
+                let (steps, error) = self.exp.sync_steps(g, locals);
+                if let (Some(msg), None) = (error, &f.model_error) {
+                    f.model_error = Some((i, format!("a rendezvous cannot happen: {msg}")));
+                }
+                for st in steps {
+                    f.transitions += 1;
+                    let mut next = state.clone();
+                    next[0] = st.g;
+                    next[1 + st.sender] = st.l_send;
+                    next[1 + st.receiver] = st.l_recv;
+                    let (idx, new) = self.visited.insert(&next, &mut self.scratch);
+                    if new {
+                        self.parent
+                            .push((i as u32, st.sender as u32, st.send_trans));
+                        self.partner
+                            .insert(idx as u32, (st.receiver as u32, st.recv_trans));
                         if let Some(why) = budget.exceeded(self.visited.len()) {
                             f.budget_hit = Some(why);
                             break 'search;

@@ -7,8 +7,9 @@
 //! Semantics chosen to reproduce BEEM's published state counts: `byte` is
 //! 0..255 and `int` is -32768..32767; a value assigned outside the range
 //! wraps around (two's complement truncation, as DiVinE stores it), and an
-//! array index out of bounds is a model error. Channels are refused with
-//! their line and column.
+//! array index out of bounds is a model error. Synchronous channels become
+//! weft rendezvous (`sync`); buffered channels are refused with their line
+//! and column.
 
 use super::diag::Diagnostic;
 use super::expr::Span;
@@ -124,6 +125,8 @@ struct DTrans {
     from: String,
     to: String,
     guard: Option<DExpr>,
+    /// `sync c!e` (true, value) or `sync c?x` (false, target).
+    sync: Option<(String, bool, Option<DExpr>)>,
     effects: Vec<(DExpr, DExpr)>,
 }
 
@@ -213,16 +216,30 @@ impl<'a> Parser<'a> {
         )
     }
 
-    fn model(&mut self) -> R<(Vec<DVar>, Vec<DProc>)> {
+    fn model(&mut self) -> R<(Vec<DVar>, Vec<DProc>, Vec<String>)> {
         let mut globals = Vec::new();
         let mut procs = Vec::new();
+        let mut channels = Vec::new();
         loop {
             match self.peek().clone() {
                 Tok::End => break,
                 Tok::Id(w) if w == "byte" || w == "int" => globals.extend(self.var_decl()?),
                 Tok::Id(w) if w == "const" => self.const_decl()?,
                 Tok::Id(w) if w == "channel" || w == "chan" => {
-                    return Err(self.unsupported("channels"));
+                    self.bump();
+                    if self.is_sym("{") {
+                        return Err(self.unsupported("buffered (typed) channels"));
+                    }
+                    loop {
+                        channels.push(self.ident("a channel name")?);
+                        if self.is_sym("[") {
+                            return Err(self.unsupported("buffered (typed) channels"));
+                        }
+                        if !self.eat(",") {
+                            break;
+                        }
+                    }
+                    self.expect(";")?;
                 }
                 Tok::Id(w) if w == "process" => procs.push(self.process()?),
                 Tok::Id(w) if w == "system" => {
@@ -245,7 +262,7 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        Ok((globals, procs))
+        Ok((globals, procs, channels))
     }
 
     fn const_decl(&mut self) -> R<()> {
@@ -402,13 +419,30 @@ impl<'a> Parser<'a> {
         let to = self.ident("a target state")?;
         self.expect("{")?;
         let mut guard = None;
+        let mut sync = None;
         let mut effects = Vec::new();
         loop {
             if self.eat("guard") {
                 guard = Some(self.expr()?);
                 self.expect(";")?;
-            } else if self.is_word("sync") {
-                return Err(self.unsupported("channel synchronisation (`sync`)"));
+            } else if self.eat("sync") {
+                let chan = self.ident("a channel name")?;
+                let send = if self.eat("!") {
+                    true
+                } else if self.eat("?") {
+                    false
+                } else {
+                    return Err(self.unexpected("`!` or `?` after the channel name"));
+                };
+                let arg = if self.is_sym(";") {
+                    None
+                } else if send {
+                    Some(self.expr()?)
+                } else {
+                    Some(self.postfix()?)
+                };
+                self.expect(";")?;
+                sync = Some((chan, send, arg));
             } else if self.eat("effect") {
                 loop {
                     let lhs = self.postfix()?;
@@ -431,6 +465,7 @@ impl<'a> Parser<'a> {
             from,
             to,
             guard,
+            sync,
             effects,
         })
     }
@@ -644,7 +679,7 @@ pub fn to_weft(
         consts: Vec::new(),
         warnings: Vec::new(),
     };
-    let (globals, procs) = p.model()?;
+    let (globals, procs, channels) = p.model()?;
     if procs.is_empty() {
         return Err(Box::new(Diagnostic::new(
             file,
@@ -691,6 +726,17 @@ pub fn to_weft(
             if let Some(g) = &t.guard {
                 tj.insert("when".into(), json!(em.bool(g)));
             }
+            if let Some((chan, send, arg)) = &t.sync {
+                let arg = arg.as_ref().map(|a| em.int(a)).unwrap_or_default();
+                tj.insert(
+                    "sync".into(),
+                    json!(format!(
+                        "{}{}{arg}",
+                        ident(chan),
+                        if *send { "!" } else { "?" }
+                    )),
+                );
+            }
             if !t.effects.is_empty() {
                 let assigns: Vec<String> = t
                     .effects
@@ -736,7 +782,7 @@ pub fn to_weft(
         .and_then(|s| s.to_str())
         .unwrap_or("dve")
         .to_string();
-    let model = json!({
+    let mut model = json!({
         "format": "weft/1",
         "name": name,
         "description": format!("Translated from the DVE model {file}."),
@@ -744,5 +790,8 @@ pub fn to_weft(
         "threads": threads,
         "properties": properties,
     });
+    if !channels.is_empty() {
+        model["channels"] = json!(channels.iter().map(|c| ident(c)).collect::<Vec<_>>());
+    }
     Ok((model, p.warnings))
 }

@@ -8,7 +8,7 @@ use super::json::{LResult, Node};
 use super::resolve::{Names, Resolver, Scope, Src, TplNames, Ty};
 use crate::program::{
     Action, CExpr, Domain, ExceptionEntry, ExceptionShape, Layout, Mode, Program, Property,
-    PropertyKind, Target, Template, Thread, Transition, Val, Var, Verdict,
+    PropertyKind, SyncOp, Target, Template, Thread, Transition, Val, Var, Verdict,
 };
 use serde_json::Value;
 use std::path::Path;
@@ -190,6 +190,7 @@ impl<'a> Loader<'a> {
                 "properties",
                 "exceptions",
                 "expect",
+                "channels",
             ],
             "the model",
         )?;
@@ -267,6 +268,16 @@ impl<'a> Loader<'a> {
         self.names.globals = globals.clone();
         let init_globals = product(&global_init, root.get("globals").as_ref().unwrap_or(root))?;
 
+        if let Some(c) = root.get("channels") {
+            for item in c.array("channel names")? {
+                let name = item.str("a channel name")?;
+                check_ident(&item, name, "channel")?;
+                if self.names.channels.iter().any(|x| x == name) {
+                    return Err(item.err(format!("channel `{name}` is declared twice")));
+                }
+                self.names.channels.push(name.to_string());
+            }
+        }
         let threads_node = root.req("threads", "an array of thread templates")?;
         let tnodes = threads_node.array("thread templates")?;
         if tnodes.is_empty() {
@@ -327,7 +338,54 @@ impl<'a> Loader<'a> {
             properties,
             exceptions,
             expect,
+            channels: self.names.channels.clone(),
         })
+    }
+
+    /// A rendezvous: `c!e`, `c!`, `c?x`, `c?a[i]` or `c?`.
+    fn sync_op(&self, node: &Node<'a>, ti: usize) -> LResult<SyncOp> {
+        let text = node.str("a rendezvous like \"c!e\" or \"c?x\"")?;
+        let Some(pos) = text.find(['!', '?']) else {
+            return Err(node.err(format!("`{text}` is not a rendezvous: write `c!e` to send on channel c, `c?x` to receive into x")));
+        };
+        let name = text[..pos].trim();
+        let Some(channel) = self.names.channels.iter().position(|c| c == name) else {
+            let hint = did_you_mean(name, self.names.channels.iter().map(String::as_str))
+                .map(|h| format!(" (did you mean `{h}`?)"))
+                .unwrap_or_default();
+            return Err(node.err(format!(
+                "unknown channel `{name}`{hint}: declare it in the model's `channels`"
+            )));
+        };
+        let channel = channel as u32;
+        let rest = text[pos + 1..].trim();
+        if text[pos..].starts_with('!') {
+            let value = if rest.is_empty() {
+                None
+            } else {
+                let e = self.parse(node, rest, expr::parse_expr)?;
+                Some(self.resolver(node, rest).compile_ty(
+                    &e,
+                    &Scope::Thread(ti),
+                    Ty::Int,
+                    "a sent value",
+                )?)
+            };
+            return Ok(SyncOp::Send { channel, value });
+        }
+        let target = if rest.is_empty() {
+            None
+        } else {
+            // Resolve the target as an assignment's, so it gets the same checks.
+            let synthetic = Value::String(format!("{rest} := any"));
+            let tnode = Node {
+                value: &synthetic,
+                path: node.path.clone(),
+                file: node.file,
+            };
+            self.actions(&tnode, ti)?.into_iter().next()
+        };
+        Ok(SyncOp::Recv { channel, target })
     }
 
     /// A number: an integer, or a string expression over params.
@@ -737,7 +795,7 @@ impl<'a> Loader<'a> {
             .enumerate()
         {
             t.check_keys(
-                &["from", "to", "when", "do", "assert", "label"],
+                &["from", "to", "when", "do", "assert", "label", "sync"],
                 "a transition",
             )?;
             let from_n = t.req("from", "")?;
@@ -772,7 +830,9 @@ impl<'a> Loader<'a> {
                     format!("{}->{}", f.join("|"), names.locations[to as usize])
                 }
             };
+            let sync = t.get("sync").map(|n| self.sync_op(&n, ti)).transpose()?;
             transitions.push(Transition {
+                sync,
                 index: j as u32,
                 from,
                 to,

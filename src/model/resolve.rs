@@ -60,6 +60,8 @@ impl TplNames {
 #[derive(Clone, Debug, Default)]
 pub struct Names {
     pub params: Vec<(String, i64)>,
+    /// Synchronous channels (rendezvous), by name.
+    pub channels: Vec<String>,
     pub globals: Layout,
     pub templates: Vec<TplNames>,
 }

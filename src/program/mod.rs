@@ -108,6 +108,22 @@ pub struct Transition {
     pub label: String,
     /// `threads[i].transitions[j]`, for messages.
     pub path: String,
+    /// A rendezvous: the transition fires only together with a matching
+    /// one of another thread (DVE's synchronous channels).
+    pub sync: Option<SyncOp>,
+}
+
+/// One side of a rendezvous on a channel.
+#[derive(Clone, Debug)]
+pub enum SyncOp {
+    /// `c!e`: offers the value of `e` (or nothing).
+    Send { channel: u32, value: Option<CExpr> },
+    /// `c?x`: stores the offered value in the target (an action whose
+    /// right-hand side is unused), or ignores it.
+    Recv {
+        channel: u32,
+        target: Option<Action>,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -263,6 +279,8 @@ pub struct Program {
     pub properties: Vec<Property>,
     pub exceptions: Vec<ExceptionEntry>,
     pub expect: Vec<(Mode, Verdict)>,
+    /// Synchronous channels (rendezvous), by name.
+    pub channels: Vec<String>,
 }
 
 impl Program {
