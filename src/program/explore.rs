@@ -259,6 +259,9 @@ impl<'p> Explorer<'p> {
     }
 }
 
+/// Stores after a rendezvous: (globals, sender's local, receiver's local).
+type RendezvousResult = (Vec<Val>, Vec<Val>, Vec<Val>);
+
 /// One rendezvous: a sender's and a receiver's transitions fired together.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SyncStep {
@@ -372,7 +375,7 @@ impl Explorer<'_> {
         locals: &[u32],
         (t1, tr1, value): (usize, u32, Option<i64>),
         (t2, tr2): (usize, u32),
-    ) -> Result<Vec<(Vec<Val>, Vec<Val>, Vec<Val>)>, String> {
+    ) -> Result<Vec<RendezvousResult>, String> {
         let prog = self.prog;
         let (th1, th2) = (&prog.threads[t1], &prog.threads[t2]);
         let (tp1, tp2) = (th1.template as usize, th2.template as usize);
