@@ -7,7 +7,7 @@ use assert_cmd::Command;
 use serde_json::Value;
 use weft::bench::generate::{lock, lock_state_count};
 use weft::engine::{self, CheckOptions};
-use weft::program::{Explorer, Mode, Verdict};
+use weft::program::{Mode, Verdict};
 
 fn states(p: &weft::program::Program) -> u64 {
     let r = engine::check(p, Mode::Standard, &CheckOptions::default()).unwrap();
