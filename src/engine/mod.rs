@@ -4,6 +4,7 @@
 pub mod cartesian;
 pub mod compact;
 pub mod exceptions;
+pub mod progress;
 pub mod standard;
 pub mod store;
 pub mod symmetry;

@@ -3,6 +3,7 @@
 //! error found has a shortest trace. The visited set keeps each state once;
 //! a parent link per state rebuilds the trace (as TLC and stateright do).
 
+use super::progress::Progress;
 use super::store::StateStore;
 use super::symmetry::Symmetry;
 use super::{Budget, CheckOptions, model_error_outcome, selected_properties};
@@ -163,11 +164,15 @@ impl<'p> Search<'p> {
             stopped_early: false,
         };
         let mut level_end = self.visited.len();
+        let mut progress = Progress::new();
         let mut i = 0;
         'search: while i < self.visited.len() {
             if i == level_end {
                 f.depth += 1;
                 level_end = self.visited.len();
+            }
+            if i.is_multiple_of(4096) {
+                progress.update(self.visited.len(), f.depth);
             }
             let state = self.visited.get(i);
             let (g, locals) = (state[0], &state[1..]);
