@@ -39,17 +39,24 @@ impl Search<'_> {
         (s[0], s[1..].to_vec())
     }
 
+    /// State indices from an initial state to `i`, by parent links.
+    fn chain(&self, i: usize) -> Vec<usize> {
+        let mut chain = vec![i];
+        let mut at = i;
+        while self.parent[at].0 != ROOT {
+            at = self.parent[at].0 as usize;
+            chain.push(at);
+        }
+        chain.reverse();
+        chain
+    }
+
     /// The shortest trace to state `i`, replayed from its parent links.
     fn trace(&mut self, i: usize) -> Trace {
         if self.sym.is_some() {
             return self.trace_by_replay(i);
         }
-        let mut chain = vec![i];
-        while self.parent[*chain.last().unwrap_or(&i)].0 != ROOT {
-            let last = *chain.last().unwrap_or(&i);
-            chain.push(self.parent[last].0 as usize);
-        }
-        chain.reverse();
+        let chain = self.chain(i);
         let steps: Vec<StepIds> = chain[1..]
             .iter()
             .map(|&s| StepIds {
@@ -71,12 +78,7 @@ impl Search<'_> {
     /// step, some thread's step leads to a state whose canonical form is the
     /// next one on the chain (TLC's technique).
     fn trace_by_replay(&mut self, i: usize) -> Trace {
-        let mut chain = vec![i];
-        while self.parent[*chain.last().unwrap_or(&i)].0 != ROOT {
-            let last = *chain.last().unwrap_or(&i);
-            chain.push(self.parent[last].0 as usize);
-        }
-        chain.reverse();
+        let chain = self.chain(i);
         let mut cur: Vec<u32> = self.visited.get(chain[0]);
         let initial = (cur[0], cur[1..].to_vec());
         let mut steps = Vec::new();
