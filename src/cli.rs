@@ -14,13 +14,24 @@ pub struct Cli {
 pub enum Command {
     /// Check a model's properties: exit 0 safe, 1 unsafe, 3 unknown, 2 bad input.
     Check(CheckArgs),
-    /// Print a model (weft/1 JSON or DVE) as weft/1 JSON.
+    /// Print a model (weft/1 JSON or DVE) as weft/1 JSON, or as a SPIN
+    /// (Promela) model for cross-checking (docs/promela.md).
     Convert {
         /// The model file (.json or .dve).
         model: PathBuf,
         /// The error states to include as the property (weft's predicate language).
         #[arg(long, value_name = "EXPR")]
         error: Option<String>,
+        /// Output language: weft/1 JSON, or Promela for SPIN.
+        #[arg(long, value_enum, default_value = "json")]
+        to: ConvertTo,
+        /// Override a model parameter: --param n=5 (repeatable).
+        #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
+        params: Vec<(String, i64)>,
+        /// With --to promela: export only this property (repeatable); default
+        /// all. Run-time model errors are always checked.
+        #[arg(long = "property", value_name = "NAME")]
+        properties: Vec<String>,
     },
     /// Check every model in a folder against its `expect` (for CI): one line
     /// per (model, mode), then `N passed, N failed`; exit 1 on any mismatch.
@@ -84,6 +95,14 @@ pub struct BenchArgs {
     /// No progress on stderr.
     #[arg(long)]
     pub quiet: bool,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConvertTo {
+    /// weft/1 JSON.
+    Json,
+    /// Promela, for SPIN.
+    Promela,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

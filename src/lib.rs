@@ -9,6 +9,7 @@ pub mod cli;
 pub mod engine;
 pub mod model;
 pub mod program;
+pub mod promela;
 pub mod property;
 pub mod regress;
 pub mod report;

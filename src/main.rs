@@ -1,6 +1,9 @@
 use clap::Parser;
+use std::path::Path;
 use std::process::ExitCode;
-use weft::cli::{BenchArgs, Cli, Command, FamilyArg, Format, GenFamily, ModeArg, Preset, Show};
+use weft::cli::{
+    BenchArgs, Cli, Command, ConvertTo, FamilyArg, Format, GenFamily, ModeArg, Preset, Show,
+};
 use weft::engine::{self, CheckOptions};
 use weft::program::Mode;
 
@@ -44,19 +47,16 @@ fn run(cli: Cli) -> Result<u8, String> {
             }
             Ok(report.verdict().exit_code() as u8)
         }
-        Command::Convert { model, error } => {
-            let (value, warnings) =
-                weft::model::load::to_json(&model, error.as_deref()).map_err(|d| d.render())?;
-            for w in warnings {
-                eprintln!("warning: {w}");
-            }
-            // Validate what we print: it must load as it is.
-            let text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
-            weft::model::load_str(&text, &model.display().to_string(), &[])
-                .map_err(|d| d.render())?;
-            println!("{text}");
-            Ok(0)
-        }
+        Command::Convert {
+            model,
+            error,
+            to,
+            params,
+            properties,
+        } => match to {
+            ConvertTo::Json => convert_json(&model, error.as_deref(), &params, &properties),
+            ConvertTo::Promela => convert_promela(&model, error.as_deref(), &params, properties),
+        },
         Command::Test { dir, max_states } => {
             let opts = CheckOptions {
                 max_states,
@@ -87,6 +87,64 @@ fn run(cli: Cli) -> Result<u8, String> {
         }
         Command::Bench(args) => bench(args),
     }
+}
+
+/// `weft convert --to json`: the model (DVE translated) as weft/1 JSON;
+/// `--param` overrides become the printed parameter defaults.
+fn convert_json(
+    model: &Path,
+    error: Option<&str>,
+    params: &[(String, i64)],
+    properties: &[String],
+) -> Result<u8, String> {
+    if !properties.is_empty() {
+        return Err("error: --property applies to --to promela only".into());
+    }
+    let (mut value, warnings) = weft::model::load::to_json(model, error).map_err(|d| d.render())?;
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+    let file = model.display().to_string();
+    if !params.is_empty() {
+        // Checks the names and values against the model first.
+        weft::model::load_str(&value.to_string(), &file, params).map_err(|d| d.render())?;
+        if let Some(ps) = value.get_mut("params").and_then(|p| p.as_object_mut()) {
+            for (k, v) in params {
+                ps.insert(k.clone(), serde_json::Value::from(*v));
+            }
+        }
+    }
+    // Validate what we print: it must load as it is.
+    let text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
+    weft::model::load_str(&text, &file, &[]).map_err(|d| d.render())?;
+    println!("{text}");
+    Ok(0)
+}
+
+/// `weft convert --to promela`: the compiled model as a SPIN model.
+fn convert_promela(
+    model: &Path,
+    error: Option<&str>,
+    params: &[(String, i64)],
+    properties: Vec<String>,
+) -> Result<u8, String> {
+    let prog = if model.extension().and_then(|e| e.to_str()) == Some("dve") {
+        let (value, warnings) = weft::model::load::to_json(model, error).map_err(|d| d.render())?;
+        for w in warnings {
+            eprintln!("warning: {w}");
+        }
+        weft::model::load_str(&value.to_string(), &model.display().to_string(), params)
+    } else {
+        weft::model::load_any(model, params, error)
+    }
+    .map_err(|d| d.render())?;
+    let out = weft::promela::to_promela(&prog, &weft::promela::Options { properties })
+        .map_err(|e| format!("error: {e}"))?;
+    for w in out.warnings {
+        eprintln!("warning: {w}");
+    }
+    print!("{}", out.text);
+    Ok(0)
 }
 
 fn mode_of(m: ModeArg) -> Mode {

@@ -249,6 +249,14 @@ fn bench_skips_larger_n_after_a_timeout() {
     assert_eq!(verdicts[0], "safe");
     assert!(matches!(verdicts[1], "timeout" | "budget"), "{verdicts:?}");
     assert_eq!(verdicts[2], "skipped");
+    let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
+    assert!(
+        md.contains(&format!(
+            "- standard, m = 3: n = 30 {}; n = 40 skipped",
+            verdicts[1]
+        )),
+        "{md}"
+    );
     let small = record(records, "standard", 4);
     assert_eq!(small["runs"], 2);
     assert_eq!(record(records, "standard", 40)["runs"], 0);

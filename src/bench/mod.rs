@@ -154,9 +154,12 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchOutcome, String> {
     })
 }
 
-/// The model's name, the file to check and the `--param`s of a point; a
-/// generated model is written to the temporary folder (once per name).
-fn prepare(point: &Point, tmp: &Path) -> Result<(String, PathBuf, Vec<(String, i64)>), String> {
+/// What a child run of a point needs: the model's name, the file to check
+/// and the `--param`s.
+type Prepared = (String, PathBuf, Vec<(String, i64)>);
+
+/// A generated model is written to the temporary folder (once per name).
+fn prepare(point: &Point, tmp: &Path) -> Result<Prepared, String> {
     match &point.source {
         Source::Family(f) => {
             let value = f.generate(point.n.unwrap_or(1), point.m);

@@ -4,6 +4,7 @@
 //! error) are not plotted; report.md lists them.
 
 use super::grid::{SeriesKey, Source};
+use super::harness::Status;
 use super::record::Record;
 use super::report::fmt_secs;
 use crate::program::Mode;
@@ -17,8 +18,9 @@ pub struct Series {
     pub points: Vec<(i64, f64)>,
 }
 
-/// The curves of a set of records, in record order (one per (source, m,
-/// mode), also when no point of it has a time).
+/// The curves of a set of records, one per (source, m, mode), also when no
+/// point of it has a time; grouped by mode (in the order the modes first
+/// appear), then in record order.
 pub fn series(records: &[Record]) -> Vec<Series> {
     let lock_only = records
         .iter()
@@ -44,17 +46,36 @@ pub fn series(records: &[Record]) -> Vec<Series> {
             out[i].points.push((n as i64, t.median));
         }
     }
+    let mut modes: Vec<Mode> = Vec::new();
+    for s in &out {
+        if !modes.contains(&s.key.mode) {
+            modes.push(s.key.mode);
+        }
+    }
+    // A stable sort keeps record order within a mode.
+    out.sort_by_key(|s| modes.iter().position(|&m| m == s.key.mode));
     for s in &mut out {
         let of: Vec<&Record> = records
             .iter()
             .filter(|r| r.point.series() == s.key)
             .collect();
         let mut label = series_label(&s.key, lock_only);
-        if s.points.is_empty() {
+        let first_over = of
+            .iter()
+            .filter(|r| r.status.over_budget() && r.point.n.is_some())
+            .min_by_key(|r| r.point.n);
+        if let Some(r) = first_over {
+            let what = if r.status == Status::Timeout {
+                "timeout"
+            } else {
+                "out of memory"
+            };
+            label.push_str(&format!(" ({what} from n = {})", r.point.n.unwrap_or(0)));
+        } else if s.points.is_empty() {
             label.push_str(" (no point finished)");
         } else if of
             .iter()
-            .all(|r| !r.status.completed() || r.status.name() == "unknown")
+            .all(|r| !r.status.completed() || r.status == Status::Unknown)
         {
             label.push_str(" (unknown)");
         }
@@ -151,6 +172,7 @@ pub fn time_vs_threads(
         .map_err(|e| err(&e))?;
 
     let mut legend_y = 52;
+    let legend_step = ((HEIGHT as i32 - 60) / curves.len().max(1) as i32).clamp(8, 22);
     if let Some(t) = timeout_s {
         let grey = ShapeStyle::from(&RGBColor(90, 90, 90)).stroke_width(1);
         chart
@@ -221,7 +243,7 @@ pub fn time_vs_threads(
                 ("sans-serif", 13),
             ))
             .map_err(|e| err(&e))?;
-        legend_y += 22;
+        legend_y += legend_step;
     }
     root.present().map_err(|e| err(&e))?;
     Ok(())

@@ -36,7 +36,9 @@ impl Spread {
     }
 
     fn to_json(self) -> Value {
-        json!({"min": self.min, "median": self.median, "max": self.max})
+        // Microseconds, like `stats.time_s`.
+        let r = |x: f64| (x * 1e6).round() / 1e6;
+        json!({"min": r(self.min), "median": r(self.median), "max": r(self.max)})
     }
 }
 

@@ -94,7 +94,7 @@ pub fn to_markdown(b: &Bench) -> String {
         } else {
             let _ = writeln!(md, "## {}: median seconds\n", mode.name());
         }
-        md.push_str(&table(&of, lock_only, |r| cell(r)));
+        md.push_str(&table(&of, lock_only, cell));
         md.push('\n');
         if mode == Mode::CartesianExc {
             paper_tables(&mut md, &of);
@@ -518,20 +518,40 @@ fn not_plotted(md: &mut String, recs: &[Record]) {
     let lock_only = all_lock(recs);
     let mut lines: Vec<String> = Vec::new();
     for s in plot::series(recs) {
-        let missing: Vec<String> = recs
+        let mut of: Vec<&Record> = recs.iter().filter(|r| r.point.series() == s.key).collect();
+        of.sort_by_key(|r| r.point.n);
+        // Consecutive unplotted points with the same status make one phrase.
+        let plotted =
+            |r: &Record| r.status.completed() && r.time_s.is_some() && r.point.n.is_some();
+        let mut groups: Vec<(Status, Option<u32>, Option<u32>)> = Vec::new();
+        let mut after_plotted = true;
+        for r in &of {
+            if plotted(r) {
+                after_plotted = true;
+                continue;
+            }
+            match groups.last_mut() {
+                Some(g) if g.0 == r.status && !after_plotted => g.2 = r.point.n,
+                _ => groups.push((r.status, r.point.n, r.point.n)),
+            }
+            after_plotted = false;
+        }
+        let missing: Vec<String> = groups
             .iter()
-            .filter(|r| r.point.series() == s.key)
-            .filter(|r| !(r.status.completed() && r.time_s.is_some() && r.point.n.is_some()))
-            .map(|r| match r.point.n {
-                Some(n) => format!("n = {n} {}", r.status.name()),
-                None => format!("{} (no thread count)", r.status.name()),
+            .map(|(st, a, b)| {
+                let ns = match (a, b) {
+                    (Some(x), Some(y)) if x == y => format!("n = {x}"),
+                    (Some(x), Some(y)) => format!("n = {x}–{y}"),
+                    _ => "(no thread count)".into(),
+                };
+                format!("{ns} {}", st.name())
             })
             .collect();
         if !missing.is_empty() {
             lines.push(format!(
                 "- {}: {}",
                 plot::series_label(&s.key, lock_only),
-                missing.join(", ")
+                missing.join("; ")
             ));
         }
     }
