@@ -175,3 +175,32 @@ fn show_invariant_lists_reach_and_guarantee_in_json() {
     assert_eq!(threads[0]["guarantee"].as_array().unwrap().len(), 5);
     assert!(threads[0]["reach"][0]["local"]["pc"].is_string());
 }
+
+#[test]
+fn a_budget_ends_in_unknown_instead_of_a_partial_proof() {
+    let prog = common::load_value(&simple(20, false));
+    let r = engine::check(
+        &prog,
+        Mode::ThreadModular,
+        &CheckOptions {
+            max_states: Some(100),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(r.verdict(), Verdict::Unknown);
+    assert!(
+        r.outcomes[0]
+            .reason
+            .contains("state budget of 100 states exhausted"),
+        "{}",
+        r.outcomes[0].reason
+    );
+    // Without the budget the same model is proved.
+    assert_eq!(
+        engine::check(&prog, Mode::ThreadModular, &CheckOptions::default())
+            .unwrap()
+            .verdict(),
+        Verdict::Safe
+    );
+}

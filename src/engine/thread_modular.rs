@@ -10,7 +10,7 @@
 //! re-iteration. An error is reported when some error state (g, l_1..l_n)
 //! has R(t, g, l_t) for every t (decided per g by `property::Decider`).
 
-use super::{CheckOptions, model_error_outcome, selected_properties};
+use super::{Budget, CheckOptions, model_error_outcome, selected_properties};
 use crate::program::{Explorer, Mode, Program, Val, Verdict};
 use crate::report::{Outcome, RunReport, Stats, Witness};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -44,11 +44,18 @@ pub struct ThreadModular<'p> {
     /// First run-time model error met by a thread step: (thread, g, l, message).
     pub model_error: Option<(usize, u32, u32, String)>,
     pub rule_applications: u64,
+    /// Set when a budget stopped the computation (R and G are partial).
+    pub stopped: Option<String>,
 }
 
 impl<'p> ThreadModular<'p> {
     /// Computes the least (R, G).
     pub fn compute(prog: &'p Program) -> ThreadModular<'p> {
+        Self::compute_within(prog, &Budget::new(&CheckOptions::default()))
+    }
+
+    /// Computes (R, G), stopping early (see `stopped`) when a budget runs out.
+    pub fn compute_within(prog: &'p Program, budget: &Budget) -> ThreadModular<'p> {
         let n = prog.threads.len();
         let mut tm = ThreadModular {
             // Each (t, g, l) is stepped once: memoising successors only costs memory.
@@ -60,6 +67,7 @@ impl<'p> ThreadModular<'p> {
             worklist: VecDeque::new(),
             model_error: None,
             rule_applications: 0,
+            stopped: None,
         };
         // (AG INIT): every thread's projection of the initial states.
         for t in 0..n {
@@ -68,6 +76,10 @@ impl<'p> ThreadModular<'p> {
             }
         }
         while let Some((t, g, l)) = tm.worklist.pop_front() {
+            if let Some(why) = budget.exceeded(tm.reach_size()) {
+                tm.stopped = Some(why);
+                break;
+            }
             tm.process(t as usize, g, l);
         }
         tm
@@ -285,7 +297,7 @@ pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, String> {
     let start = Instant::now();
     let props = selected_properties(prog, &opts.properties);
     let deciders = super::deciders(prog, &props, Mode::ThreadModular)?;
-    let tm = ThreadModular::compute(prog);
+    let tm = ThreadModular::compute_within(prog, &Budget::new(opts));
     let gs = tm.common_globals();
     let mut outcomes = Vec::new();
     for (k, &p) in props.iter().enumerate() {
@@ -305,6 +317,13 @@ pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, String> {
             }
         }
         outcomes.push(match found {
+            None if tm.stopped.is_some() => Outcome {
+                property: name,
+                verdict: Verdict::Unknown,
+                reason: format!("{} before the fixpoint was reached; no error in the part computed ({} thread states)", tm.stopped.as_deref().unwrap_or(""), tm.reach_size()),
+                trace: None,
+                witness: None,
+            },
             None => Outcome { property: name, verdict: Verdict::Safe, reason: "proved: no error state is in the thread-modular invariant".into(), trace: None, witness: None },
             Some((g, choice)) => Outcome {
                 property: name,
@@ -316,6 +335,12 @@ pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, String> {
         });
     }
     outcomes.push(match &tm.model_error {
+        None if tm.stopped.is_some() => model_error_outcome(
+            Verdict::Unknown,
+            "not fully checked: a budget stopped the computation".into(),
+            None,
+            None,
+        ),
         None => model_error_outcome(
             Verdict::Safe,
             "proved: no run-time error in the over-approximation".into(),
