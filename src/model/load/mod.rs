@@ -1,0 +1,464 @@
+//! The weft/1 loader: JSON text -> validated, compiled `Program`.
+//! Every rejection is a `Diagnostic` naming the file, the JSON path and,
+//! for expressions, the position inside the expression.
+
+use super::diag::{Diagnostic, did_you_mean};
+use super::expr::{self, ExprKind, ParseError, Rhs};
+use super::json::{LResult, Node};
+use super::resolve::{Names, Resolver, Scope, Src, TplNames, Ty};
+use crate::program::{
+    Action, CExpr, Domain, ExceptionEntry, ExceptionShape, Layout, Mode, Program, Property,
+    PropertyKind, SyncOp, Target, Template, Thread, Transition, Val, Var, Verdict,
+};
+use serde_json::Value;
+use std::path::Path;
+
+/// Initial stores are enumerated; past this many, the model is refused.
+mod properties;
+mod templates;
+mod vars;
+
+const MAX_INIT_STORES: usize = 1_000_000;
+
+/// Reads and compiles a model file. `params` are `--param` overrides.
+pub fn load_file(path: &Path, params: &[(String, i64)]) -> LResult<Program> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Box::new(Diagnostic::new(
+            &file,
+            "",
+            format!("cannot read the model file: {e}"),
+        ))
+    })?;
+    load_str(&text, &file, params)
+}
+
+/// Reads a model of either kind: weft/1 JSON, or DVE (by the `.dve`
+/// extension), translated first. `error`, if given, replaces the model's
+/// properties with one named `error` (the `--error` option).
+pub fn load_any(path: &Path, params: &[(String, i64)], error: Option<&str>) -> LResult<Program> {
+    let is_dve = path.extension().and_then(|e| e.to_str()) == Some("dve");
+    if !is_dve && error.is_none() {
+        return load_file(path, params); // keeps line numbers in every message
+    }
+    let (value, _) = to_json(path, error)?;
+    load_str(&value.to_string(), &path.display().to_string(), params)
+}
+
+/// The model at `path` as weft/1 JSON (DVE translated), with warnings.
+pub fn to_json(path: &Path, error: Option<&str>) -> LResult<(Value, Vec<String>)> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Box::new(Diagnostic::new(
+            &file,
+            "",
+            format!("cannot read the model file: {e}"),
+        ))
+    })?;
+    if path.extension().and_then(|e| e.to_str()) == Some("dve") {
+        return super::dve::to_weft(&text, &file, error);
+    }
+    let mut value: Value = serde_json::from_str(text.trim_start_matches('\u{feff}'))
+        .map_err(|e| syntax_error(&text, &file, &e))?;
+    if let (Some(e), Some(obj)) = (error, value.as_object_mut()) {
+        obj.insert(
+            "properties".into(),
+            serde_json::json!([{"name": "error", "error": e}]),
+        );
+    }
+    Ok((value, Vec::new()))
+}
+
+/// Compiles a model from its JSON text; `file` is used in messages.
+pub fn load_str(text: &str, file: &str, params: &[(String, i64)]) -> LResult<Program> {
+    Ok(load_with_names(text, file, params)?.0)
+}
+
+fn load_with_names(text: &str, file: &str, params: &[(String, i64)]) -> LResult<(Program, Names)> {
+    let value = parse_json(text, file, "model")?;
+    let mut loader = Loader {
+        file,
+        names: Names::default(),
+    };
+    let prog = loader.model(&Node::root(&value, file), params)?;
+    Ok((prog, loader.names))
+}
+
+/// Reads a model and replaces its exception set with the one in
+/// `exceptions` (a JSON array of entries, or an object with an
+/// `exceptions` array, as in a model file).
+pub fn load_with_exceptions(
+    path: &Path,
+    params: &[(String, i64)],
+    exceptions: &Path,
+) -> LResult<Program> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Box::new(Diagnostic::new(
+            &file,
+            "",
+            format!("cannot read the model file: {e}"),
+        ))
+    })?;
+    let (mut prog, names) = load_with_names(&text, &file, params)?;
+    let efile = exceptions.display().to_string();
+    let etext = std::fs::read_to_string(exceptions).map_err(|e| {
+        Box::new(Diagnostic::new(
+            &efile,
+            "",
+            format!("cannot read the exceptions file: {e}"),
+        ))
+    })?;
+    let value = parse_json(&etext, &efile, "exceptions")?;
+    let root = Node::root(&value, &efile);
+    let entries = match value {
+        Value::Object(_) => root.req("exceptions", "an array of exception entries")?,
+        _ => root,
+    };
+    prog.exceptions = Loader {
+        file: &efile,
+        names,
+    }
+    .exceptions(&entries)?;
+    Ok(prog)
+}
+
+/// Parses a JSON file (a leading byte-order mark is ignored); an empty
+/// file, a syntax error or a duplicate key is a diagnostic with the line
+/// and column.
+fn parse_json(text: &str, file: &str, what: &str) -> LResult<Value> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if text.trim().is_empty() {
+        return Err(Box::new(Diagnostic::new(
+            file,
+            "",
+            format!("the {what} file is empty: expected a JSON object"),
+        )));
+    }
+    super::json::parse_strict(text).map_err(|e| syntax_error(text, file, &e))
+}
+
+fn syntax_error(text: &str, file: &str, e: &serde_json::Error) -> Box<Diagnostic> {
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(e.line().saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let at = (line_start + e.column().saturating_sub(1)).min(text.len());
+    let msg = e.to_string();
+    let msg = msg.split(" at line").next().unwrap_or(&msg).to_string();
+    let mut d = Diagnostic::new(
+        file,
+        "",
+        format!(
+            "invalid JSON: {msg} (line {}, column {})",
+            e.line(),
+            e.column()
+        ),
+    )
+    .with_snippet(text, expr::Span::new(at, (at + 1).min(text.len())), "here");
+    let rest = text.get(at..).unwrap_or("");
+    if rest.starts_with("//") || rest.starts_with("/*") || rest.starts_with('#') {
+        d = d.note("JSON has no comments; put free text in a \"description\" field");
+    } else if rest.starts_with('\'') {
+        d = d.note("JSON strings use double quotes");
+    }
+    Box::new(d)
+}
+
+pub(super) struct Loader<'a> {
+    file: &'a str,
+    names: Names,
+}
+
+/// Per-slot initial values: one value, or every value of the domain.
+pub(super) type SlotInit = Vec<Vec<Val>>;
+
+pub(super) struct RawTemplate<'a> {
+    node: Node<'a>,
+    start: u16,
+    count: u32,
+    local_init: SlotInit,
+}
+
+impl<'a> Loader<'a> {
+    fn model(&mut self, root: &Node<'a>, overrides: &[(String, i64)]) -> LResult<Program> {
+        root.check_keys(
+            &[
+                "format",
+                "name",
+                "description",
+                "params",
+                "globals",
+                "threads",
+                "properties",
+                "exceptions",
+                "expect",
+                "channels",
+            ],
+            "the model",
+        )?;
+        if let Some(f) = root.get("format") {
+            let v = f.str("the format version")?;
+            if v != "weft/1" {
+                return Err(f.err(format!(
+                    "unsupported format `{v}`: this weft reads \"weft/1\""
+                )));
+            }
+        }
+        let name = root
+            .req("name", "a short identifier for the model")?
+            .str("the model name")?
+            .to_string();
+        let description = match root.get("description") {
+            Some(d) => d.str("a description")?.to_string(),
+            None => String::new(),
+        };
+        self.params(root.get("params"))?;
+        for (k, v) in overrides {
+            match self.names.params.iter_mut().find(|(p, _)| p == k) {
+                Some(slot) => slot.1 = *v,
+                None => {
+                    let known: Vec<&str> =
+                        self.names.params.iter().map(|(p, _)| p.as_str()).collect();
+                    let mut d = Diagnostic::new(
+                        self.file,
+                        "params",
+                        format!("unknown parameter `{k}` given with --param"),
+                    );
+                    d = match did_you_mean(k, known.iter().copied()) {
+                        Some(h) => d.note(format!("did you mean `{h}`?")),
+                        None if known.is_empty() => d.note("this model declares no params"),
+                        None => d.note(format!("this model's params: {}", known.join(", "))),
+                    };
+                    return Err(Box::new(d));
+                }
+            }
+        }
+        self.rest(root, name, description)
+    }
+
+    fn params(&mut self, node: Option<Node<'a>>) -> LResult<()> {
+        if let Some(node) = node {
+            for (k, v) in node.entries("params (name -> default integer)")? {
+                let value = v.value.as_i64().ok_or_else(|| {
+                    v.err(format!("parameter `{k}` must have an integer default"))
+                })?;
+                check_ident(&v, k, "parameter")?;
+                self.names.params.push((k.to_string(), value));
+            }
+        }
+        Ok(())
+    }
+
+    fn rest(&mut self, root: &Node<'a>, name: String, description: String) -> LResult<Program> {
+        let (globals, global_init) = match root.get("globals") {
+            Some(g) => self.layout(&g, 0, "globals")?,
+            None => (Layout::default(), Vec::new()),
+        };
+        for v in &globals.vars {
+            if self.names.params.iter().any(|(p, _)| *p == v.name) {
+                return Err(root
+                    .get("globals")
+                    .map(|g| {
+                        g.err(format!(
+                            "duplicate name `{}`: it is both a parameter and a global",
+                            v.name
+                        ))
+                    })
+                    .unwrap_or_else(|| root.err("duplicate name")));
+            }
+        }
+        self.names.globals = globals.clone();
+        let init_globals = product(&global_init, root.get("globals").as_ref().unwrap_or(root))?;
+
+        if let Some(c) = root.get("channels") {
+            for item in c.array("channel names")? {
+                let name = item.str("a channel name")?;
+                check_ident(&item, name, "channel")?;
+                if self.names.channels.iter().any(|x| x == name) {
+                    return Err(item.err(format!("channel `{name}` is declared twice")));
+                }
+                self.names.channels.push(name.to_string());
+            }
+        }
+        let threads_node = root.req("threads", "an array of thread templates")?;
+        let tnodes = threads_node.array("thread templates")?;
+        if tnodes.is_empty() {
+            return Err(threads_node.err("a model needs at least one thread template"));
+        }
+        let mut raws = Vec::new();
+        for tn in tnodes {
+            raws.push(self.template_names(tn)?);
+        }
+        if self.names.templates.iter().all(|t| t.count == 0) {
+            return Err(
+                threads_node.err("every thread template has count 0: the model has no threads")
+            );
+        }
+        let mut templates = Vec::new();
+        for (i, raw) in raws.into_iter().enumerate() {
+            templates.push(self.template(i, raw)?);
+        }
+        let threads = self
+            .names
+            .templates
+            .iter()
+            .enumerate()
+            .flat_map(|(ti, t)| {
+                (0..t.count).map(move |k| Thread {
+                    name: if t.count == 1 {
+                        t.name.clone()
+                    } else {
+                        format!("{}[{}]", t.name, k + 1)
+                    },
+                    template: ti as u32,
+                    tid: (t.first_thread + k + 1) as i64,
+                })
+            })
+            .collect();
+
+        let mut properties =
+            self.properties(&root.req("properties", "an array of properties (at least one)")?)?;
+        if let Some(p) = self.assertions(&templates) {
+            properties.push(p);
+        }
+        let exceptions = match root.get("exceptions") {
+            Some(e) => self.exceptions(&e)?,
+            None => Vec::new(),
+        };
+        let expect = match root.get("expect") {
+            Some(e) => expect(&e)?,
+            None => Vec::new(),
+        };
+        Ok(Program {
+            name,
+            description,
+            params: self.names.params.clone(),
+            globals,
+            init_globals,
+            templates,
+            threads,
+            properties,
+            exceptions,
+            expect,
+            channels: self.names.channels.clone(),
+        })
+    }
+
+    fn resolver<'r>(&'r self, node: &'r Node<'a>, text: &'r str) -> Resolver<'r> {
+        Resolver {
+            names: &self.names,
+            src: Src {
+                file: self.file,
+                path: &node.path,
+                text,
+            },
+        }
+    }
+
+    fn parse<T>(
+        &self,
+        node: &Node<'a>,
+        text: &str,
+        f: fn(&str) -> Result<T, ParseError>,
+    ) -> LResult<T> {
+        f(text).map_err(|e| {
+            Box::new(
+                Diagnostic::new(
+                    self.file,
+                    &node.path,
+                    format!("syntax error: {}", e.message),
+                )
+                .with_snippet(text, e.span, e.label),
+            )
+        })
+    }
+
+    /// Compiles a string-valued expression node in a scope, requiring `ty`.
+    fn expr(&self, node: &Node<'a>, scope: &Scope, ty: Ty, what: &str) -> LResult<CExpr> {
+        if let Value::Bool(_) | Value::Number(_) = node.value {
+            return Err(node.err(format!(
+                "{what} is written as a string expression: write \"{}\" (with quotes)",
+                node.value
+            )));
+        }
+        let text = node.str(what)?;
+        let e = self.parse(node, text, expr::parse_expr)?;
+        self.resolver(node, text).compile_ty(&e, scope, ty, what)
+    }
+}
+
+/// A location name in `start`, `from`, `to` or a group: a string, also when
+/// it is made of digits (`"2"`, referenced as `@2`).
+fn location_name<'a>(node: &Node<'a>) -> LResult<&'a str> {
+    match node.value {
+        Value::Number(n) => Err(node.err(format!(
+            "a location name must be a string: write \"{n}\" (with quotes)"
+        ))),
+        Value::String(s) if s.trim().is_empty() => Err(node.err("a location name cannot be empty")),
+        _ => node.str("a location name"),
+    }
+}
+
+fn check_ident(node: &Node, name: &str, what: &str) -> LResult<()> {
+    let ok = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    const RESERVED: &[&str] = &[
+        "true", "false", "tid", "any", "count", "exists", "forall", "and", "or", "not",
+    ];
+    if !ok {
+        return Err(node.err(format!("`{name}` is not a valid {what} name (letters, digits and `_`, not starting with a digit)")));
+    }
+    if RESERVED.contains(&name) {
+        return Err(node.err(format!("`{name}` is reserved and cannot be a {what} name")));
+    }
+    Ok(())
+}
+
+/// Every combination of per-slot initial values.
+fn product(slots: &[Vec<Val>], node: &Node) -> LResult<Vec<Box<[Val]>>> {
+    let total: f64 = slots.iter().map(|s| s.len() as f64).product();
+    if total > MAX_INIT_STORES as f64 {
+        return Err(node.err(format!("`init: \"any\"` gives {total:.0} initial stores here; at most {MAX_INIT_STORES} are supported")));
+    }
+    let mut out: Vec<Vec<Val>> = vec![Vec::with_capacity(slots.len())];
+    for choices in slots {
+        out = out
+            .into_iter()
+            .flat_map(|s| {
+                choices.iter().map(move |&v| {
+                    let mut s = s.clone();
+                    s.push(v);
+                    s
+                })
+            })
+            .collect();
+    }
+    Ok(out.into_iter().map(Vec::into_boxed_slice).collect())
+}
+
+fn expect(node: &Node) -> LResult<Vec<(Mode, Verdict)>> {
+    let mut out = Vec::new();
+    for (k, v) in node.entries("expect (mode -> verdict)")? {
+        let mode = Mode::parse(k).ok_or_else(|| {
+            let hint = did_you_mean(k, Mode::ALL.map(Mode::name))
+                .map(|h| format!(" (did you mean `{h}`?)"))
+                .unwrap_or_default();
+            v.err(format!(
+                "unknown mode `{k}`{hint}: expected standard, thread-modular or cartesian-exc"
+            ))
+        })?;
+        let s = v.str("a verdict")?;
+        let verdict = Verdict::parse(s).ok_or_else(|| {
+            v.err(format!(
+                "unknown verdict `{s}`: expected safe, unsafe or unknown"
+            ))
+        })?;
+        out.push((mode, verdict));
+    }
+    Ok(out)
+}

@@ -1,0 +1,199 @@
+//! Variables: layouts, domains, initial values, numbers over params.
+
+use super::*;
+
+impl<'a> Loader<'a> {
+    /// A number: an integer, or a string expression over params.
+    pub(super) fn number(&self, node: &Node<'a>, what: &str) -> LResult<i64> {
+        match node.value {
+            Value::Number(n) => n
+                .as_i64()
+                .ok_or_else(|| node.err(format!("{what} must be an integer, found {n}"))),
+            Value::String(s) => {
+                let e = self.parse(node, s, expr::parse_expr)?;
+                let r = self.resolver(node, s);
+                match r.compile_ty(&e, &Scope::Const, Ty::Int, what)? {
+                    CExpr::Const(v) => Ok(v),
+                    _ => Err(node.err(format!("{what} must be a constant over params"))),
+                }
+            }
+            other => Err(node.err(format!(
+                "{what} must be an integer or an expression over params, found {other}"
+            ))),
+        }
+    }
+
+    /// Lays out variables from `first_slot`; returns per-slot initial values.
+    pub(super) fn layout(
+        &self,
+        node: &Node<'a>,
+        first_slot: u32,
+        what: &str,
+    ) -> LResult<(Layout, SlotInit)> {
+        let mut layout = Layout {
+            vars: Vec::new(),
+            slots: first_slot,
+        };
+        let mut init = Vec::new();
+        for (name, spec) in node.entries(&format!("{what} (name -> variable spec)"))? {
+            check_ident(&spec, name, "variable")?;
+            let (domain, len, slot_init) = self.var_spec(&spec)?;
+            layout.vars.push(Var {
+                name: name.to_string(),
+                domain,
+                len,
+                slot: layout.slots,
+            });
+            layout.slots += len.unwrap_or(1);
+            init.extend(slot_init);
+        }
+        Ok((layout, init))
+    }
+
+    pub(super) fn var_spec(&self, spec: &Node<'a>) -> LResult<(Domain, Option<u32>, SlotInit)> {
+        spec.object(
+            "a variable spec like {\"type\": \"int\", \"min\": 0, \"max\": 3, \"init\": 0}",
+        )?;
+        let ty = spec.req("type", "\"bool\", \"int\" or \"array\"")?;
+        let ty_s = ty.str("the variable type")?;
+        match ty_s {
+            "bool" | "int" => {
+                spec.check_keys(&["type", "min", "max", "init"], "a variable spec")?;
+                let d = self.scalar_domain(spec, ty_s)?;
+                let init = self.init_values(spec, spec.get("init"), d, None)?;
+                Ok((d, None, init))
+            }
+            "array" => {
+                spec.check_keys(&["type", "len", "of", "init"], "an array spec")?;
+                let len_node = spec.req("len", "the array length")?;
+                let len = self.number(&len_node, "the array length")?;
+                if !(1..=1_000_000).contains(&len) {
+                    return Err(len_node.err(format!(
+                        "array length must be between 1 and 1000000, found {len}"
+                    )));
+                }
+                let of = spec.req(
+                    "of",
+                    "the element type, e.g. {\"type\": \"int\", \"min\": 0, \"max\": 1}",
+                )?;
+                of.object("an element spec")?;
+                of.check_keys(&["type", "min", "max", "init"], "an element spec")?;
+                let et = of.req("type", "\"bool\" or \"int\"")?;
+                let et_s = et.str("the element type")?;
+                if et_s != "bool" && et_s != "int" {
+                    return Err(et.err(format!(
+                        "array elements must be \"bool\" or \"int\", found \"{et_s}\""
+                    )));
+                }
+                let d = self.scalar_domain(&of, et_s)?;
+                let init_node = spec.get("init").or_else(|| of.get("init"));
+                let init = self.init_values(spec, init_node, d, Some(len as u32))?;
+                Ok((d, Some(len as u32), init))
+            }
+            other => {
+                let hint = did_you_mean(other, ["bool", "int", "array"])
+                    .map(|s| format!(" (did you mean \"{s}\"?)"))
+                    .unwrap_or_default();
+                Err(ty.err(format!("unknown variable type \"{other}\"{hint}: expected \"bool\", \"int\" or \"array\"")))
+            }
+        }
+    }
+
+    pub(super) fn scalar_domain(&self, spec: &Node<'a>, ty: &str) -> LResult<Domain> {
+        if ty == "bool" {
+            for k in ["min", "max"] {
+                if let Some(n) = spec.get(k) {
+                    return Err(n.err(format!("a bool has no `{k}`")));
+                }
+            }
+            return Ok(Domain {
+                min: 0,
+                max: 1,
+                is_bool: true,
+            });
+        }
+        let min_n = spec.req("min", "the smallest value of the int")?;
+        let max_n = spec.req("max", "the largest value of the int")?;
+        let min = self.number(&min_n, "`min`")?;
+        let max = self.number(&max_n, "`max`")?;
+        if min > max {
+            return Err(spec.err(format!("empty range: min {min} is greater than max {max}")));
+        }
+        if min < i32::MIN as i64 || max > i32::MAX as i64 {
+            return Err(spec.err(format!("range {min}..{max} does not fit in 32 bits")));
+        }
+        Ok(Domain {
+            min,
+            max,
+            is_bool: false,
+        })
+    }
+
+    /// Initial values of a scalar (`len` None) or of an array's cells.
+    pub(super) fn init_values(
+        &self,
+        spec: &Node<'a>,
+        node: Option<Node<'a>>,
+        d: Domain,
+        len: Option<u32>,
+    ) -> LResult<SlotInit> {
+        let cells = len.unwrap_or(1);
+        let one = |n: &Node<'a>| -> LResult<Vec<Val>> {
+            match n.value {
+                Value::String(s) if s == "any" => Ok((d.min..=d.max).map(|v| v as Val).collect()),
+                Value::Bool(b) if d.is_bool => Ok(vec![*b as Val]),
+                Value::Number(_) if !d.is_bool => {
+                    let v = self.number(n, "the initial value")?;
+                    if !d.contains(v) {
+                        return Err(n.err(format!(
+                            "initial value {v} is outside the range {}",
+                            d.describe()
+                        )));
+                    }
+                    Ok(vec![v as Val])
+                }
+                Value::String(s) if !d.is_bool => {
+                    let v = self.number(n, "the initial value")?;
+                    if !d.contains(v) {
+                        return Err(n.err(format!(
+                            "initial value {v} (`{s}`) is outside the range {}",
+                            d.describe()
+                        )));
+                    }
+                    Ok(vec![v as Val])
+                }
+                other => Err(n.err(format!(
+                    "initial value must be {} or \"any\", found {other}",
+                    if d.is_bool {
+                        "true/false"
+                    } else {
+                        "an integer"
+                    }
+                ))),
+            }
+        };
+        let Some(node) = node else {
+            // Zero-initialised, as in SPIN and DVE.
+            if !d.contains(0) {
+                return Err(spec.err(format!("a variable with range {} needs an `init`: the default initial value 0 is not in its range", d.describe())));
+            }
+            return Ok(vec![vec![0]; cells as usize]);
+        };
+        match node.value {
+            Value::Array(_) if len.is_none() => Err(node.err(
+                "this variable is not an array: its `init` must be one value or \"any\", not a list (for an array use {\"type\": \"array\", \"len\": …, \"of\": …})",
+            )),
+            Value::Array(_) => {
+                let items = node.array("initial values")?;
+                if items.len() != cells as usize {
+                    return Err(node.err(format!("{} initial values given for an array of length {cells}", items.len())));
+                }
+                items.iter().map(one).collect()
+            }
+            _ => {
+                let v = one(&node)?;
+                Ok(vec![v; cells as usize])
+            }
+        }
+    }
+}
