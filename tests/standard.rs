@@ -162,3 +162,16 @@ fn run_time_model_errors_are_reported_with_a_trace() {
     assert_eq!(trace.steps.len(), 3);
     assert_eq!(r.verdict(), Verdict::Unsafe);
 }
+
+#[test]
+fn counts_match_the_formula_for_every_small_lock_instance() {
+    for n in 1..=8u32 {
+        for m in 1..=3u32 {
+            assert_eq!(
+                states(&common::load_value(&lock(n, m))) as u128,
+                lock_state_count(n, m),
+                "lock({n},{m})"
+            );
+        }
+    }
+}
