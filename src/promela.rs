@@ -54,15 +54,7 @@ pub struct Export {
 /// Exports `prog` as a Promela model. Errors: an unknown property name, more
 /// threads than SPIN can run, a rendezvous (not supported yet).
 pub fn to_promela(prog: &Program, opts: &Options) -> Result<Export, String> {
-    for name in &opts.properties {
-        if !prog.properties.iter().any(|p| p.name == *name) {
-            let known: Vec<&str> = prog.properties.iter().map(|p| p.name.as_str()).collect();
-            return Err(format!(
-                "unknown property `{name}`; this model has: {}",
-                known.join(", ")
-            ));
-        }
-    }
+    prog.check_property_names(&opts.properties)?;
     if prog.threads.len() > MAX_THREADS {
         return Err(format!(
             "the model has {} threads; SPIN runs at most 255 processes, so at most {MAX_THREADS} threads can be exported (init and the monitor are the other two)",

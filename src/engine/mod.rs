@@ -133,15 +133,7 @@ pub fn model_error_outcome(
 /// Runs one mode. Errors are refusals (a property or model the mode cannot
 /// handle), reported to the user as such.
 pub fn check(prog: &Program, mode: Mode, opts: &CheckOptions) -> Result<RunReport, String> {
-    for name in &opts.properties {
-        if !prog.properties.iter().any(|p| p.name == *name) {
-            let known: Vec<&str> = prog.properties.iter().map(|p| p.name.as_str()).collect();
-            return Err(format!(
-                "unknown property `{name}`; this model has: {}",
-                known.join(", ")
-            ));
-        }
-    }
+    prog.check_property_names(&opts.properties)?;
     if !prog.channels.is_empty() && mode != Mode::Standard {
         return Err(format!(
             "the model has channels (rendezvous between threads), which only --mode standard supports; {} checks one thread at a time",

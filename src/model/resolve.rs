@@ -66,6 +66,18 @@ pub struct Names {
     pub templates: Vec<TplNames>,
 }
 
+impl Names {
+    /// The template that thread index `thread` is an instance of.
+    pub fn template_of_thread(&self, thread: usize) -> usize {
+        self.templates
+            .iter()
+            .position(|t| {
+                (t.first_thread as usize..(t.first_thread + t.count) as usize).contains(&thread)
+            })
+            .unwrap_or(0)
+    }
+}
+
 /// Where an expression appears, which decides what it may mention.
 #[derive(Clone, Debug)]
 pub enum Scope {
@@ -520,13 +532,7 @@ impl<'a> Resolver<'a> {
     }
 
     fn template_of_thread(&self, thread: usize) -> usize {
-        self.names
-            .templates
-            .iter()
-            .position(|t| {
-                (t.first_thread as usize..(t.first_thread + t.count) as usize).contains(&thread)
-            })
-            .unwrap_or(0)
+        self.names.template_of_thread(thread)
     }
 
     fn local_var(&self, tpl: usize, field: &str, span: Span) -> R<&'a Var> {

@@ -284,6 +284,20 @@ pub struct Program {
 }
 
 impl Program {
+    /// Checks that every name is a property of the model.
+    pub fn check_property_names(&self, names: &[String]) -> Result<(), String> {
+        for name in names {
+            if !self.properties.iter().any(|p| p.name == *name) {
+                let known: Vec<&str> = self.properties.iter().map(|p| p.name.as_str()).collect();
+                return Err(format!(
+                    "unknown property `{name}`; this model has: {}",
+                    known.join(", ")
+                ));
+            }
+        }
+        Ok(())
+    }
+
     pub fn template_of(&self, thread: usize) -> &Template {
         &self.templates[self.threads[thread].template as usize]
     }

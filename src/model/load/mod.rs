@@ -20,16 +20,22 @@ mod vars;
 
 const MAX_INIT_STORES: usize = 1_000_000;
 
-/// Reads and compiles a model file. `params` are `--param` overrides.
-pub fn load_file(path: &Path, params: &[(String, i64)]) -> LResult<Program> {
+/// The file's name (for messages) and text; `what` names it in errors.
+fn read_model(path: &Path, what: &str) -> LResult<(String, String)> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| {
         Box::new(Diagnostic::new(
             &file,
             "",
-            format!("cannot read the model file: {e}"),
+            format!("cannot read the {what} file: {e}"),
         ))
     })?;
+    Ok((file, text))
+}
+
+/// Reads and compiles a model file. `params` are `--param` overrides.
+pub fn load_file(path: &Path, params: &[(String, i64)]) -> LResult<Program> {
+    let (file, text) = read_model(path, "model")?;
     load_str(&text, &file, params)
 }
 
@@ -47,14 +53,7 @@ pub fn load_any(path: &Path, params: &[(String, i64)], error: Option<&str>) -> L
 
 /// The model at `path` as weft/1 JSON (DVE translated), with warnings.
 pub fn to_json(path: &Path, error: Option<&str>) -> LResult<(Value, Vec<String>)> {
-    let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Box::new(Diagnostic::new(
-            &file,
-            "",
-            format!("cannot read the model file: {e}"),
-        ))
-    })?;
+    let (file, text) = read_model(path, "model")?;
     if path.extension().and_then(|e| e.to_str()) == Some("dve") {
         return super::dve::to_weft(&text, &file, error);
     }
@@ -92,23 +91,9 @@ pub fn load_with_exceptions(
     params: &[(String, i64)],
     exceptions: &Path,
 ) -> LResult<Program> {
-    let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Box::new(Diagnostic::new(
-            &file,
-            "",
-            format!("cannot read the model file: {e}"),
-        ))
-    })?;
+    let (file, text) = read_model(path, "model")?;
     let (mut prog, names) = load_with_names(&text, &file, params)?;
-    let efile = exceptions.display().to_string();
-    let etext = std::fs::read_to_string(exceptions).map_err(|e| {
-        Box::new(Diagnostic::new(
-            &efile,
-            "",
-            format!("cannot read the exceptions file: {e}"),
-        ))
-    })?;
+    let (efile, etext) = read_model(exceptions, "exceptions")?;
     let value = parse_json(&etext, &efile, "exceptions")?;
     let root = Node::root(&value, &efile);
     let entries = match value {

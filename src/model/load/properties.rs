@@ -181,12 +181,6 @@ impl<'a> Loader<'a> {
     }
 
     pub(super) fn template_index(&self, thread: usize) -> usize {
-        self.names
-            .templates
-            .iter()
-            .position(|t| {
-                (t.first_thread as usize..(t.first_thread + t.count) as usize).contains(&thread)
-            })
-            .unwrap_or(0)
+        self.names.template_of_thread(thread)
     }
 }
