@@ -204,3 +204,36 @@ fn a_budget_ends_in_unknown_instead_of_a_partial_proof() {
         Verdict::Safe
     );
 }
+
+#[test]
+fn a_run_time_error_reachable_only_in_the_abstraction_is_an_alarm() {
+    // Simple-bool's over-approximation lets `x := x + 1` run with x = 2
+    // (never in a real run, where standard proves no model error).
+    let prog = common::load("simple-bool.json");
+    let standard = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
+    assert_eq!(
+        standard
+            .outcomes
+            .iter()
+            .find(|o| o.property == engine::MODEL_ERRORS)
+            .unwrap()
+            .verdict,
+        Verdict::Safe
+    );
+    for mode in [Mode::ThreadModular, Mode::CartesianExc] {
+        let r = engine::check(&prog, mode, &CheckOptions::default()).unwrap();
+        let me = r
+            .outcomes
+            .iter()
+            .find(|o| o.property == engine::MODEL_ERRORS)
+            .unwrap();
+        assert_eq!(me.verdict, Verdict::Unknown, "{}", mode.name());
+        assert!(
+            me.reason.contains("assignment out of range: `x` gets 3"),
+            "{}",
+            me.reason
+        );
+        let w = me.witness.as_ref().unwrap();
+        assert!(w.globals.iter().any(|(k, v)| k == "x" && v == 2), "{w:?}");
+    }
+}

@@ -14,7 +14,7 @@
 //! whose product grew.
 
 use super::exceptions::{BitSet, ExceptionSet, Product, Relevant};
-use super::{Budget, CheckOptions, model_error_outcome, selected_properties};
+use super::{Budget, CheckOptions, abstract_model_error_outcome, selected_properties};
 use crate::program::{Explorer, Mode, Program, Val, Verdict};
 use crate::report::{Outcome, RunReport, Stats, Witness};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -460,33 +460,18 @@ pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, String> {
             },
         });
     }
-    outcomes.push(match &c.model_error {
-        None if c.stopped.is_some() => model_error_outcome(
-            Verdict::Unknown,
-            "not fully checked: a budget stopped the computation".into(),
-            None,
-            None,
-        ),
-        None => model_error_outcome(
-            Verdict::Safe,
-            "proved: no run-time error in the over-approximation".into(),
-            None,
-            None,
-        ),
-        Some((t, g, l, msg)) => model_error_outcome(
-            Verdict::Unknown,
-            format!("alarm: a run-time error is possible in the over-approximation: {msg}"),
-            None,
-            Some(Witness {
-                globals: prog.globals.render(c.exp.globals.get(*g)),
-                threads: vec![(
-                    prog.threads[*t].name.clone(),
-                    prog.template_of(*t).show_local(c.exp.local(*t, *l)),
-                    Vec::new(),
-                )],
-            }),
-        ),
+    let error = c.model_error.as_ref().map(|(t, g, l, msg)| {
+        let w = Witness {
+            globals: prog.globals.render(c.exp.globals.get(*g)),
+            threads: vec![(
+                prog.threads[*t].name.clone(),
+                prog.template_of(*t).show_local(c.exp.local(*t, *l)),
+                Vec::new(),
+            )],
+        };
+        (msg.as_str(), w)
     });
+    outcomes.push(abstract_model_error_outcome(c.stopped.is_some(), error));
     let mut stats = Stats::default();
     // `states` counts thread states (g, l) in the Cartesian part.
     stats.push(

@@ -130,6 +130,32 @@ pub fn model_error_outcome(
     }
 }
 
+/// The `model-errors` outcome of an abstract mode: an alarm with the
+/// abstract state where a step fails, or proved, or unknown when a budget
+/// stopped the fixpoint.
+pub fn abstract_model_error_outcome(stopped: bool, error: Option<(&str, Witness)>) -> Outcome {
+    match error {
+        Some((msg, w)) => model_error_outcome(
+            Verdict::Unknown,
+            format!("alarm: a run-time error is possible in the over-approximation: {msg}"),
+            None,
+            Some(w),
+        ),
+        None if stopped => model_error_outcome(
+            Verdict::Unknown,
+            "not fully checked: a budget stopped the computation".into(),
+            None,
+            None,
+        ),
+        None => model_error_outcome(
+            Verdict::Safe,
+            "proved: no run-time error in the over-approximation".into(),
+            None,
+            None,
+        ),
+    }
+}
+
 /// Runs one mode. Errors are refusals (a property or model the mode cannot
 /// handle), reported to the user as such.
 pub fn check(prog: &Program, mode: Mode, opts: &CheckOptions) -> Result<RunReport, String> {

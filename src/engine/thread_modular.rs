@@ -10,7 +10,7 @@
 //! re-iteration. An error is reported when some error state (g, l_1..l_n)
 //! has R(t, g, l_t) for every t (decided per g by `property::Decider`).
 
-use super::{Budget, CheckOptions, model_error_outcome, selected_properties};
+use super::{Budget, CheckOptions, abstract_model_error_outcome, selected_properties};
 use crate::program::{Explorer, Mode, Program, Val, Verdict};
 use crate::report::{Outcome, RunReport, Stats, Witness};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -334,34 +334,16 @@ pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, String> {
             },
         });
     }
-    outcomes.push(match &tm.model_error {
-        None if tm.stopped.is_some() => model_error_outcome(
-            Verdict::Unknown,
-            "not fully checked: a budget stopped the computation".into(),
-            None,
-            None,
-        ),
-        None => model_error_outcome(
-            Verdict::Safe,
-            "proved: no run-time error in the over-approximation".into(),
-            None,
-            None,
-        ),
-        Some((t, g, l, msg)) => {
-            let mut w = witness(&tm, *g, &[]);
-            w.threads.push((
-                prog.threads[*t].name.clone(),
-                prog.template_of(*t).show_local(tm.exp.local(*t, *l)),
-                tm.derivation(*t, *g, *l),
-            ));
-            model_error_outcome(
-                Verdict::Unknown,
-                format!("alarm: a run-time error is possible in the over-approximation: {msg}"),
-                None,
-                Some(w),
-            )
-        }
+    let error = tm.model_error.as_ref().map(|(t, g, l, msg)| {
+        let mut w = witness(&tm, *g, &[]);
+        w.threads.push((
+            prog.threads[*t].name.clone(),
+            prog.template_of(*t).show_local(tm.exp.local(*t, *l)),
+            tm.derivation(*t, *g, *l),
+        ));
+        (msg.as_str(), w)
     });
+    outcomes.push(abstract_model_error_outcome(tm.stopped.is_some(), error));
     let mut stats = Stats::default();
     // `states` is |R| (thread states), `transitions` counts rule applications.
     stats.push("states", tm.reach_size() as u64);
