@@ -288,14 +288,13 @@ impl<'a> Resolver<'a> {
                 "use count(p: …), p[1]@L or p[1].k",
             ));
         }
-        if matches!(scope, Scope::Threads(_))
-            && local_tpl.is_none()
-            && self
-                .names
-                .templates
-                .iter()
-                .any(|t| t.locals.find(n).is_some())
-        {
+        // A local of some template, used where locals are not visible.
+        let is_some_local = self
+            .names
+            .templates
+            .iter()
+            .any(|t| t.locals.find(n).is_some());
+        if matches!(scope, Scope::Threads(_)) && local_tpl.is_none() && is_some_local {
             return Err(self.src.err(
                 span,
                 format!("the local `{n}` is not visible here"),
@@ -309,22 +308,10 @@ impl<'a> Resolver<'a> {
                 "a number over params is expected",
             ));
         }
-        if matches!(scope, Scope::Globals)
-            && self
-                .names
-                .templates
-                .iter()
-                .any(|t| t.locals.find(n).is_some())
-        {
+        if matches!(scope, Scope::Globals) && is_some_local {
             return Err(self.src.err(span, format!("`{n}` is a thread-local variable"), "only globals and params are visible here; constrain locals in `threads`, `one` or `others`"));
         }
-        if matches!(scope, Scope::Property)
-            && self
-                .names
-                .templates
-                .iter()
-                .any(|t| t.locals.find(n).is_some())
-        {
+        if matches!(scope, Scope::Property) && is_some_local {
             return Err(self.src.err(
                 span,
                 format!("`{n}` is a thread-local variable"),
