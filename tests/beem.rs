@@ -173,8 +173,7 @@ fn rendezvous_models_are_standard_only_and_buffered_channels_are_refused() {
         "{first}"
     );
     // Buffered channels: refused with line and column.
-    let dir = std::env::temp_dir().join(format!("weft-chan-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::temp_dir("chan");
     let path = dir.join("buffered.dve");
     std::fs::write(&path, "byte x;\nchannel {byte} c[2];\nprocess P { state s; init s; trans s -> s {}; }\nsystem async;\n").unwrap();
     let out = Command::cargo_bin("weft")
@@ -213,8 +212,7 @@ fn a_rendezvous_passes_the_value_and_moves_both_threads_at_once() {
 }
 
 fn dve_states(src: &str) -> (u64, Verdict) {
-    let dir = std::env::temp_dir().join(format!("weft-dve-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::temp_dir("dve");
     let path = dir.join(format!("m{}.dve", src.len()));
     std::fs::write(&path, src).unwrap();
     let prog = weft::model::load_any(&path, &[], None).unwrap_or_else(|d| panic!("{}", d.render()));
@@ -243,8 +241,7 @@ fn byte_and_int_assignments_wrap_around_as_in_divine() {
 
 #[test]
 fn dve_syntax_errors_name_line_and_column() {
-    let dir = std::env::temp_dir().join(format!("weft-dve-err-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::temp_dir("dve-err");
     let path = dir.join("bad.dve");
     std::fs::write(&path, "byte x;\nprocess P {\n state s;\n init s;\n trans s -> s { guard x == ; };\n}\nsystem async;\n").unwrap();
     let out = Command::cargo_bin("weft")

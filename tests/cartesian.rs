@@ -117,8 +117,7 @@ fn lock_fixpoint_is_exact_with_the_section_5_exceptions() {
 
 #[test]
 fn exceptions_can_come_from_a_separate_file() {
-    let dir = std::env::temp_dir().join(format!("weft-exc-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::temp_dir("exc");
     let file = dir.join("e.json");
     std::fs::write(
         &file,

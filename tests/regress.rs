@@ -25,8 +25,7 @@ fn shipped_models_all_pass() {
 
 #[test]
 fn a_wrong_expectation_fails_the_run() {
-    let dir = std::env::temp_dir().join(format!("weft-regress-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::temp_dir("regress");
     let mut model: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(common::models_dir().join("peterson.json")).unwrap(),
     )

@@ -101,8 +101,7 @@ fn traces_under_symmetry_replay_on_the_model() {
     )
     .unwrap();
     m["threads"][0]["count"] = 3.into();
-    let dir = std::env::temp_dir().join(format!("weft-sym-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::temp_dir("sym");
     let path = dir.join("bug3.json");
     std::fs::write(&path, m.to_string()).unwrap();
     common::replay(&path, "mutex", &["--symmetry"]);

@@ -11,6 +11,13 @@ pub fn models_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("models")
 }
 
+/// A fresh folder under the system's temp dir, unique to this test process.
+pub fn temp_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("weft-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 pub fn load(name: &str) -> Program {
     let path = models_dir().join(name);
     weft::model::load_file(&path, &[]).unwrap_or_else(|d| panic!("{}", d.render()))
