@@ -13,7 +13,7 @@
 //! is computed once. A worklist of global stores re-processes only the g
 //! whose product grew.
 
-use super::exceptions::{BitSet, ExceptionSet, Product, Relevant};
+use super::exceptions::{BitSet, ExceptionSet, Product, Removals, Subtraction};
 use super::{Budget, CheckOptions, abstract_model_error_outcome, selected_properties};
 use crate::program::{Explorer, Mode, Program, Val, Verdict};
 use crate::report::{Outcome, RunReport, Stats, Witness};
@@ -161,8 +161,8 @@ impl<'p> Cartesian<'p> {
             })
             .collect();
         for g in init_g {
-            let rel = Relevant::new(&init_base, self.exceptions.products(g));
-            if let Some(rm) = rel.subtract(None) {
+            let sub = self.exceptions.subtraction(&init_base, g);
+            if let Some(rm) = sub.subtract(&init_base, None) {
                 join(&mut self.x, &mut queue, g, &init_base, None, &rm);
             }
         }
@@ -190,7 +190,7 @@ impl<'p> Cartesian<'p> {
     /// Joins α_c(post_i(P) \ E) into X for every thread i, where P = {g} × base.
     fn post_product(&mut self, g: u32, base: &Product, queue: &mut Worklist) {
         let n = base.len();
-        let mut relevant: FxHashMap<u32, Relevant> = FxHashMap::default();
+        let mut subtractions: FxHashMap<u32, Subtraction> = FxHashMap::default();
         for i in 0..n {
             let mut seen: FxHashSet<(u32, u32)> = FxHashSet::default();
             for l in base[i].iter() {
@@ -203,10 +203,10 @@ impl<'p> Cartesian<'p> {
                         continue;
                     }
                     self.posts += 1;
-                    let rel = relevant
+                    let sub = subtractions
                         .entry(s.g)
-                        .or_insert_with(|| Relevant::new(base, self.exceptions.products(s.g)));
-                    if let Some(rm) = rel.subtract(Some((i, s.l))) {
+                        .or_insert_with(|| self.exceptions.subtraction(base, s.g));
+                    if let Some(rm) = sub.subtract(base, Some((i, s.l))) {
                         join(&mut self.x, queue, s.g, base, Some((i, s.l)), &rm);
                     }
                 }
@@ -350,7 +350,7 @@ fn join(
     g: u32,
     base: &Product,
     replace: Option<(usize, u32)>,
-    removals: &[(usize, &BitSet)],
+    removals: &Removals,
 ) {
     let mut changed_comps: Vec<(usize, BitSet)> = Vec::new();
     if let Some((i, l)) = replace {
@@ -483,10 +483,13 @@ pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, String> {
     stats.push("exception_products", c.exceptions.size() as u64);
     stats.push("transitions", c.posts);
     stats.push("rounds", c.rounds);
-    if c.exceptions.incomplete {
+    if !c.exceptions.unmaximized.is_empty() {
         stats.push(
             "note",
-            "exception set not fully maximized (bound reached): sound, possibly less precise",
+            format!(
+                "the exception set is not a maximized antichain at {} global stores (bound reached); exact cover checks used there, which can be slow",
+                c.exceptions.unmaximized.len()
+            ),
         );
     }
     stats.finish(start.elapsed());

@@ -5,7 +5,8 @@
 //! restrictions E_{j,r} without enumerating P.
 
 use crate::program::{Ctx, EvalError, ExceptionShape, Explorer, Val};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::borrow::Cow;
 
 /// A set of local-store ids of one template, as a bitset.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
@@ -107,17 +108,20 @@ pub fn product_subset(p: &[BitSet], q: &[BitSet]) -> bool {
     p.iter().zip(q).all(|(a, b)| a.is_subset(b))
 }
 
-/// Where maximization stops: products per global store. Past
-/// these the antichain may not be maximized, which keeps results sound but
-/// can cost precision (reported as a note).
-const MAX_PRODUCTS: usize = 20_000;
+/// Where maximization stops: product slots per global store. A maximized
+/// antichain can be exponentially larger than the union it represents
+/// (prime implicants), so past this bound the list is kept as it is (same
+/// union, not maximized) and `Subtraction` uses exact cover checks for that
+/// global store instead of Prop. 8: slower, never less precise.
+const MAX_PRODUCTS: usize = 2_000;
 
-/// The exception set E: per global store, a maximized antichain of products.
+/// The exception set E: per global store, a union of products; a maximized
+/// antichain except at the global stores in `unmaximized`.
 #[derive(Clone, Debug, Default)]
 pub struct ExceptionSet {
     pub by_global: FxHashMap<u32, Vec<Product>>,
-    /// Set when maximization was cut short.
-    pub incomplete: bool,
+    /// Global stores whose maximization was cut short by `MAX_PRODUCTS`.
+    pub unmaximized: FxHashSet<u32>,
 }
 
 impl ExceptionSet {
@@ -225,12 +229,22 @@ impl ExceptionSet {
     /// products inside the union (Prop. 3), by iterated consensus (the
     /// multi-valued analogue of computing prime implicants) and absorption.
     pub fn maximize(&mut self) {
-        for products in self.by_global.values_mut() {
+        for (g, products) in self.by_global.iter_mut() {
             if !maximize_products(products) {
-                self.incomplete = true;
+                self.unmaximized.insert(*g);
             }
         }
         self.by_global.retain(|_, v| !v.is_empty());
+    }
+
+    /// How α_c(P \ E(g)) is computed for the products P of one `base`.
+    pub fn subtraction<'e>(&'e self, base: &[BitSet], g: u32) -> Subtraction<'e> {
+        let products = self.products(g);
+        if self.unmaximized.contains(&g) {
+            Subtraction::Cover(products)
+        } else {
+            Subtraction::Antichain(Relevant::new(base, products))
+        }
     }
 
     /// Is the concrete state `(g, ls)` in E?
@@ -393,5 +407,173 @@ impl<'e> Relevant<'e> {
             }
         }
         Some(removals)
+    }
+}
+
+/// Removals from a product's components: (component, local stores to drop).
+pub type Removals<'e> = Vec<(usize, Cow<'e, BitSet>)>;
+
+/// α_c(P \ E(g)) for one base product and one target g, by Prop. 8 when
+/// E(g) is a maximized antichain, else by exact cover checks.
+pub enum Subtraction<'e> {
+    Antichain(Relevant<'e>),
+    /// E(g) as a union of products that is not maximized.
+    Cover(&'e [Product]),
+}
+
+impl<'e> Subtraction<'e> {
+    /// As `Relevant::subtract`: the removals from P = base (with component
+    /// i := {single}), or `None` when P ⊆ E(g).
+    pub fn subtract(&self, base: &[BitSet], replace: Option<(usize, u32)>) -> Option<Removals<'e>> {
+        match self {
+            Subtraction::Antichain(rel) => rel
+                .subtract(replace)
+                .map(|rm| rm.into_iter().map(|(k, s)| (k, Cow::Borrowed(s))).collect()),
+            Subtraction::Cover(union) => subtract_by_cover(base, replace, union),
+        }
+    }
+}
+
+/// α_c(P \ U) exactly, for any union U of products: r survives at
+/// component j iff the slice P[j := {r}] is not covered by U.
+fn subtract_by_cover<'e>(
+    base: &[BitSet],
+    replace: Option<(usize, u32)>,
+    union: &[Product],
+) -> Option<Removals<'e>> {
+    let mut p: Product = base.to_vec();
+    if let Some((i, single)) = replace {
+        p[i] = base[i].singleton_like(single);
+    }
+    if product_covered(&p, union) {
+        return None;
+    }
+    let mut removals = Vec::new();
+    for j in 0..p.len() {
+        let mut removed = p[j].cleared();
+        let mut slice = p.clone();
+        for r in p[j].iter() {
+            slice[j] = p[j].singleton_like(r);
+            if product_covered(&slice, union) {
+                removed.insert(r);
+            }
+        }
+        if !removed.is_empty() {
+            removals.push((j, Cow::Owned(removed)));
+        }
+    }
+    Some(removals)
+}
+
+/// Is the product `q` inside the union of `union`'s products? Splits q
+/// around the first product C that meets it: q \ C is a disjoint union of
+/// at most n products (q ∩ C on the components before k, q_k \ C_k at k),
+/// none of which meets C or any product before it, so each is checked
+/// against the products after C only.
+pub fn product_covered(q: &[BitSet], union: &[Product]) -> bool {
+    if product_is_empty(q) {
+        return true;
+    }
+    for (idx, c) in union.iter().enumerate() {
+        if !q.iter().zip(c).all(|(a, b)| a.intersects(b)) {
+            continue;
+        }
+        if product_subset(q, c) {
+            return true;
+        }
+        let rest = &union[idx + 1..];
+        let mut prefix = q.to_vec();
+        for k in 0..q.len() {
+            let mut piece = prefix.clone();
+            piece[k].difference_with(&c[k]);
+            if !piece[k].is_empty() && !product_covered(&piece, rest) {
+                return false;
+            }
+            prefix[k].intersect_with(&c[k]);
+        }
+        return true;
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const WIDTH: usize = 3;
+
+    fn product(masks: &[u8]) -> Product {
+        masks
+            .iter()
+            .map(|m| {
+                let mut b = BitSet::empty(WIDTH);
+                (0..WIDTH as u32).filter(|x| m >> x & 1 == 1).for_each(|x| {
+                    b.insert(x);
+                });
+                b
+            })
+            .collect()
+    }
+
+    /// Every tuple of a product, by enumeration.
+    fn tuples(p: &[BitSet]) -> Vec<Vec<u32>> {
+        p.iter().fold(vec![vec![]], |acc, c| {
+            acc.into_iter()
+                .flat_map(|t| c.iter().map(move |x| [t.clone(), vec![x]].concat()))
+                .collect()
+        })
+    }
+
+    fn in_union(t: &[u32], union: &[Product]) -> bool {
+        union
+            .iter()
+            .any(|c| c.iter().zip(t).all(|(s, &x)| s.contains(x)))
+    }
+
+    fn products(
+        n: usize,
+        k: impl Into<proptest::collection::SizeRange>,
+    ) -> impl Strategy<Value = Vec<Product>> {
+        proptest::collection::vec(proptest::collection::vec(0u8..8, n), k)
+            .prop_map(|ps| ps.iter().map(|m| product(m)).collect())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        /// The cover check agrees with enumerating the product's tuples.
+        #[test]
+        fn cover_check_agrees_with_enumeration(q in products(3, 1), union in products(3, 0..8)) {
+            let expected = tuples(&q[0]).iter().all(|t| in_union(t, &union));
+            prop_assert_eq!(product_covered(&q[0], &union), expected);
+        }
+
+        /// Maximizing keeps the union, and then Prop. 8 and the cover check
+        /// compute the same α_c(P \ E) for every slice replacement.
+        #[test]
+        fn antichain_and_cover_subtractions_agree(base in products(3, 1), union in products(3, 0..6)) {
+            let base = &base[0];
+            prop_assume!(!product_is_empty(base));
+            let mut maximized = union.clone();
+            prop_assert!(maximize_products(&mut maximized));
+            for t in tuples(&vec![BitSet::full(WIDTH); 3]) {
+                prop_assert_eq!(in_union(&t, &maximized), in_union(&t, &union));
+            }
+            let replaces = std::iter::once(None)
+                .chain((0..3).flat_map(|i| (0..WIDTH as u32).map(move |x| Some((i, x)))));
+            for replace in replaces {
+                let by_antichain = Subtraction::Antichain(Relevant::new(base, &maximized)).subtract(base, replace);
+                let by_cover = Subtraction::Cover(&union).subtract(base, replace);
+                // The surviving product, or None when it is empty.
+                let survivor = |rm: Option<Removals>| rm.and_then(|rm| {
+                    let mut p = base.clone();
+                    if let Some((i, x)) = replace { p[i] = BitSet::single(WIDTH, x); }
+                    for (k, s) in rm { p[k].difference_with(&s); }
+                    (!product_is_empty(&p)).then_some(p)
+                });
+                prop_assert_eq!(survivor(by_antichain), survivor(by_cover), "replace {:?}", replace);
+            }
+        }
     }
 }
