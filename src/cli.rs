@@ -146,6 +146,10 @@ pub struct CheckArgs {
     /// Symmetry reduction of interchangeable threads (standard only).
     #[arg(long)]
     pub symmetry: bool,
+    /// Worker threads for standard's search (default: one per core). The
+    /// verdict, the state count and the trace length do not depend on it.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
     /// Print the abstract fixpoint (abstract modes).
     #[arg(long, value_enum)]
     pub show: Option<Show>,

@@ -39,6 +39,7 @@ fn run(cli: Cli) -> Result<u8, String> {
                 timeout: args.timeout.map(std::time::Duration::from_secs_f64),
                 show_invariant: args.show == Some(Show::Invariant),
                 symmetry: args.symmetry,
+                jobs: args.jobs.map(usize::from),
             };
             let report = engine::check(&prog, mode, &opts).map_err(|e| format!("error: {e}"))?;
             match args.format {

@@ -39,6 +39,140 @@ pub fn holds(error: &CExpr, exp: &Explorer, g: u32, locals: &[u32]) -> Result<bo
     Ok(error.eval(&ctx)? != 0)
 }
 
+/// An error predicate prepared for many concrete states (`standard`): its
+/// counts and instance reads become terms, and a count whose body reads
+/// only the thread's own local store is summed from a table of body values
+/// per (template, local store), filled as stores are met. The result is
+/// `holds`'s, errors included (a term that fails falls back to `holds`, so
+/// short-circuits behave alike).
+#[derive(Clone)]
+pub struct ConcreteChecker {
+    split: Decider,
+    /// Per term: the member threads with their templates.
+    members: Vec<Vec<(usize, usize)>>,
+    /// Per term whose body reads only the local store: per template, the
+    /// body's value per local store id (-1: not computed yet).
+    memo: Vec<Option<Vec<Vec<i8>>>>,
+    values: Vec<i64>,
+}
+
+impl ConcreteChecker {
+    pub fn new(prog: &Program, error: &CExpr) -> ConcreteChecker {
+        let split = Decider::split(prog, error);
+        let mut members = Vec::new();
+        let mut memo = Vec::new();
+        for term in &split.terms {
+            match term {
+                Term::Count { member, body, .. } => {
+                    members.push(
+                        (0..member.len())
+                            .filter(|&t| member[t])
+                            .map(|t| (t, prog.threads[t].template as usize))
+                            .collect(),
+                    );
+                    memo.push(
+                        reads_local_only(body).then(|| vec![Vec::new(); prog.templates.len()]),
+                    );
+                }
+                Term::Inst { .. } => {
+                    members.push(Vec::new());
+                    memo.push(None);
+                }
+            }
+        }
+        let values = vec![0; split.terms.len()];
+        ConcreteChecker {
+            split,
+            members,
+            memo,
+            values,
+        }
+    }
+
+    /// Does the predicate hold in `(g, locals)`? As `holds`.
+    pub fn holds(
+        &mut self,
+        error: &CExpr,
+        exp: &Explorer,
+        g: u32,
+        locals: &[u32],
+    ) -> Result<bool, EvalError> {
+        let gs = exp.globals.get(g);
+        for k in 0..self.split.terms.len() {
+            match self.term(k, exp, gs, locals) {
+                Ok(v) => self.values[k] = v,
+                Err(_) => return holds(error, exp, g, locals),
+            }
+        }
+        let ctx = Ctx {
+            terms: &self.values,
+            ..Ctx::global(gs, None)
+        };
+        Ok(self.split.root.eval(&ctx)? != 0)
+    }
+
+    fn term(
+        &mut self,
+        k: usize,
+        exp: &Explorer,
+        gs: &[Val],
+        locals: &[u32],
+    ) -> Result<i64, EvalError> {
+        let prog = exp.prog;
+        let ctx = |t: usize| Ctx {
+            g: gs,
+            thread: t,
+            tid: prog.threads[t].tid,
+            template: prog.threads[t].template as usize,
+            l: exp.local(t, locals[t]),
+            state: None,
+            terms: &[],
+        };
+        match (&self.split.terms[k], &mut self.memo[k]) {
+            (Term::Count { body, .. }, Some(memo)) => {
+                let mut n = 0;
+                for &(t, tpl) in &self.members[k] {
+                    let l = locals[t] as usize;
+                    let row = &mut memo[tpl];
+                    if row.len() <= l {
+                        row.resize(l + 1, -1);
+                    }
+                    if row[l] < 0 {
+                        row[l] = (body.eval(&ctx(t))? != 0) as i8;
+                    }
+                    n += row[l] as i64;
+                }
+                Ok(n)
+            }
+            (Term::Count { body, .. }, None) => {
+                let mut n = 0;
+                for &(t, _) in &self.members[k] {
+                    n += (body.eval(&ctx(t))? != 0) as i64;
+                }
+                Ok(n)
+            }
+            (Term::Inst { thread, value }, _) => value.eval(&ctx(*thread)),
+        }
+    }
+}
+
+/// Does the expression read nothing but the current thread's local store?
+fn reads_local_only(e: &CExpr) -> bool {
+    let mut ok = true;
+    e.visit(&mut |x| {
+        ok &= matches!(
+            x,
+            CExpr::Const(_)
+                | CExpr::Local(_)
+                | CExpr::LocalCell(..)
+                | CExpr::At(_)
+                | CExpr::Un(..)
+                | CExpr::Bin(..)
+        )
+    });
+    ok
+}
+
 /// A thread-dependent part of a predicate.
 #[derive(Clone, Debug)]
 enum Term {
@@ -69,20 +203,7 @@ const MAX_VECTORS: usize = 1 << 20;
 
 impl Decider {
     pub fn new(prog: &Program, error: &CExpr) -> Result<Decider, Undecidable> {
-        let mut terms = Vec::new();
-        let root = extract(prog, error, &mut terms);
-        let mut caps: Vec<Option<i64>> = vec![Some(0); terms.len()];
-        cap_uses(&root, &mut caps);
-        for (t, cap) in terms.iter_mut().zip(caps) {
-            if let Term::Count { member, cap: c, .. } = t {
-                let size = member.iter().filter(|m| **m).count() as i64;
-                *c = match cap {
-                    Some(k) => (k + 1).min(size).max(0),
-                    None => size,
-                };
-            }
-        }
-        let d = Decider { root, terms };
+        let d = Decider::split(prog, error);
         let mut bound: f64 = 1.0;
         for t in &d.terms {
             bound *= match t {
@@ -97,6 +218,24 @@ impl Decider {
             )));
         }
         Ok(d)
+    }
+
+    /// The predicate as a root over terms, whatever their number.
+    fn split(prog: &Program, error: &CExpr) -> Decider {
+        let mut terms = Vec::new();
+        let root = extract(prog, error, &mut terms);
+        let mut caps: Vec<Option<i64>> = vec![Some(0); terms.len()];
+        cap_uses(&root, &mut caps);
+        for (t, cap) in terms.iter_mut().zip(caps) {
+            if let Term::Count { member, cap: c, .. } = t {
+                let size = member.iter().filter(|m| **m).count() as i64;
+                *c = match cap {
+                    Some(k) => (k + 1).min(size).max(0),
+                    None => size,
+                };
+            }
+        }
+        Decider { root, terms }
     }
 
     /// Is there `(g, l_1..l_n)` with `l_t ∈ cands[t]` satisfying the

@@ -93,7 +93,7 @@ fn lock_fixpoint_is_exact_with_the_section_5_exceptions() {
     // full product for a small instance).
     let prog = common::load_value(&lock(3, 2));
     let c = Cartesian::compute(&prog, Exceptions::Model, &CheckOptions::default()).unwrap();
-    let reach = weft::engine::standard::reachable(&prog);
+    let reach = weft::engine::standard::reachable(&prog).unwrap();
     for (g, ls) in &reach {
         assert!(c.contains_values(g, ls));
     }

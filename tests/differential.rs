@@ -132,7 +132,7 @@ fn exact_with_an_exception_set_too_large_to_maximize() {
         "properties": [{"name": "bad", "error": "count(*: @L1) >= 2"}]
     });
     let prog = common::load_value(&m);
-    let reach = engine::standard::reachable(&prog);
+    let reach = engine::standard::reachable(&prog).unwrap();
     let c =
         Cartesian::compute(&prog, Exceptions::States(&reach), &CheckOptions::default()).unwrap();
     assert!(
@@ -161,7 +161,7 @@ proptest! {
     #[test]
     fn thread_modular_over_approximates_standard(m in model()) {
         let prog = common::load_value(&m);
-        let reach = engine::standard::reachable(&prog);
+        let reach = engine::standard::reachable(&prog).unwrap();
         let tm = ThreadModular::compute(&prog);
         for t in 0..prog.threads.len() {
             let r = tm.reach_values(t);
@@ -191,7 +191,7 @@ proptest! {
     #[test]
     fn cartesian_with_the_reachable_set_as_exceptions_is_exact(m in model()) {
         let prog = common::load_value(&m);
-        let reach = engine::standard::reachable(&prog);
+        let reach = engine::standard::reachable(&prog).unwrap();
         let c = Cartesian::compute(&prog, Exceptions::States(&reach), &CheckOptions::default()).unwrap();
         assert_exact(&prog, &c, &reach);
     }
@@ -199,7 +199,7 @@ proptest! {
     #[test]
     fn cartesian_with_random_exceptions_contains_every_reachable_state(m in model(), picks in proptest::collection::vec((any::<prop::sample::Index>(), any::<bool>()), 0..12)) {
         let prog = common::load_value(&m);
-        let reach = engine::standard::reachable(&prog);
+        let reach = engine::standard::reachable(&prog).unwrap();
         let everything = all_states(&prog);
         // E: some reachable states and some arbitrary (often unreachable) ones.
         let e: Vec<_> = picks.iter().map(|(i, from_reach)| if *from_reach { i.get(&reach).clone() } else { i.get(&everything).clone() }).collect();

@@ -9,9 +9,28 @@ use weft::bench::generate::{lock, lock_state_count};
 use weft::engine::{self, CheckOptions};
 use weft::program::{Mode, Verdict};
 
+fn run(p: &weft::program::Program, jobs: usize) -> weft::report::RunReport {
+    let opts = CheckOptions {
+        jobs: Some(jobs),
+        ..CheckOptions::default()
+    };
+    engine::check(p, Mode::Standard, &opts).unwrap()
+}
+
+fn stat(r: &weft::report::RunReport, key: &str) -> u64 {
+    r.stats.get(key).and_then(Value::as_u64).unwrap()
+}
+
+/// The state count, the same with one worker thread and with two.
 fn states(p: &weft::program::Program) -> u64 {
-    let r = engine::check(p, Mode::Standard, &CheckOptions::default()).unwrap();
-    r.stats.get("states").and_then(Value::as_u64).unwrap()
+    let one = stat(&run(p, 1), "states");
+    assert_eq!(
+        stat(&run(p, 2), "states"),
+        one,
+        "{}: --jobs 2 differs from --jobs 1",
+        p.name
+    );
+    one
 }
 
 #[test]
@@ -114,8 +133,7 @@ fn state_budget_ends_in_unknown_with_exit_3() {
 
 #[test]
 fn memory_budget_ends_in_unknown_with_exit_3() {
-    let dir = std::env::temp_dir().join(format!("weft-mem-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::temp_dir("mem");
     let path = dir.join("lock.json");
     std::fs::write(&path, lock(12, 1).to_string()).unwrap();
     // 1 MiB is below what any run needs: the budget must stop it cleanly.
@@ -174,4 +192,38 @@ fn counts_match_the_formula_for_every_small_lock_instance() {
             );
         }
     }
+}
+
+#[test]
+fn results_do_not_depend_on_the_number_of_jobs() {
+    // Deep enough (15 steps) for levels of thousands of states, which the
+    // workers share: five threads must each pass the first section.
+    let mut m = lock(8, 2);
+    m["properties"] =
+        serde_json::json!([{"name": "five-past-the-first", "error": "count(p: @l1_2) >= 5"}]);
+    let prog = common::load_value(&m);
+    let one = run(&prog, 1);
+    assert_eq!(one.outcomes[0].verdict, Verdict::Unsafe);
+    let len = |r: &weft::report::RunReport| r.outcomes[0].trace.as_ref().unwrap().steps.len();
+    assert_eq!(len(&one), 15);
+    for jobs in [2, 3] {
+        let r = run(&prog, jobs);
+        assert_eq!(stat(&r, "jobs"), jobs as u64);
+        assert_eq!(r.outcomes[0].verdict, Verdict::Unsafe, "--jobs {jobs}");
+        assert_eq!(len(&r), len(&one), "--jobs {jobs}");
+        for key in ["states", "transitions", "depth"] {
+            assert_eq!(stat(&r, key), stat(&one, key), "{key} with --jobs {jobs}");
+        }
+    }
+}
+
+#[test]
+fn traces_of_a_parallel_search_replay() {
+    let dir = common::temp_dir("jobs");
+    let path = dir.join("lock8.json");
+    let mut m = lock(8, 2);
+    m["properties"] =
+        serde_json::json!([{"name": "five-past-the-first", "error": "count(p: @l1_2) >= 5"}]);
+    std::fs::write(&path, m.to_string()).unwrap();
+    common::replay(&path, "five-past-the-first", &["--jobs", "2"]);
 }

@@ -31,6 +31,8 @@ pub struct CheckOptions {
     pub show_invariant: bool,
     /// `--symmetry`: reduce interchangeable threads (standard only).
     pub symmetry: bool,
+    /// `--jobs`: worker threads of `standard`; `None` is one per core.
+    pub jobs: Option<usize>,
 }
 
 /// Budget checks, cheap enough to call once per new state.
@@ -39,7 +41,12 @@ pub struct Budget {
     max_memory_kib: Option<u64>,
     deadline: Option<Instant>,
     timeout: Option<Duration>,
+    /// When `exceeded_now` last read the resident memory (a file read).
+    last_memory_read: std::cell::Cell<Option<Instant>>,
 }
+
+/// `exceeded_now` reads the resident memory at most this often.
+const MEMORY_READ_INTERVAL: Duration = Duration::from_millis(20);
 
 impl Budget {
     pub fn new(opts: &CheckOptions) -> Budget {
@@ -52,22 +59,53 @@ impl Budget {
                 .or_else(|| physical_memory_kib().map(|m| m / 5 * 4)),
             deadline: opts.timeout.map(|t| Instant::now() + t),
             timeout: opts.timeout,
+            last_memory_read: std::cell::Cell::new(None),
         }
     }
 
     /// `Some(reason)` once a budget is exhausted. Time and memory are
     /// sampled every 4096 states.
     pub fn exceeded(&self, states: usize) -> Option<String> {
+        self.check(states, states.is_multiple_of(4096))
+    }
+
+    /// As `exceeded`, for callers that check now and then rather than per
+    /// state: reads the clock now and the memory every 20 ms. `capacity` is
+    /// the most states the caller's store can hold.
+    pub fn exceeded_now(&self, states: usize, capacity: usize) -> Option<String> {
+        if states >= capacity {
+            return Some(format!("the state store is full ({capacity} states)"));
+        }
+        let now = Instant::now();
+        let due = self
+            .last_memory_read
+            .get()
+            .is_none_or(|t| now.duration_since(t) >= MEMORY_READ_INTERVAL);
+        if due {
+            self.last_memory_read.set(Some(now));
+            return self.check(states, true);
+        }
+        self.check(states, false).or_else(|| self.out_of_time())
+    }
+
+    fn out_of_time(&self) -> Option<String> {
+        match (self.deadline, self.timeout) {
+            (Some(d), Some(t)) if Instant::now() >= d => {
+                Some(format!("time budget of {:.1} s exhausted", t.as_secs_f64()))
+            }
+            _ => None,
+        }
+    }
+
+    fn check(&self, states: usize, sample: bool) -> Option<String> {
         if let Some(m) = self.max_states
             && states >= m
         {
             return Some(format!("state budget of {m} states exhausted"));
         }
-        if states.is_multiple_of(4096) {
-            if let (Some(d), Some(t)) = (self.deadline, self.timeout)
-                && Instant::now() >= d
-            {
-                return Some(format!("time budget of {:.1} s exhausted", t.as_secs_f64()));
+        if sample {
+            if let Some(why) = self.out_of_time() {
+                return Some(why);
             }
             if let (Some(m), Some(cur)) = (self.max_memory_kib, crate::report::current_memory_kib())
                 && cur >= m

@@ -2,71 +2,338 @@
 //! BASIC INIT and BASIC STEP), by breadth-first search so that the first
 //! error found has a shortest trace. The visited set keeps each state once;
 //! a parent link per state rebuilds the trace (as TLC and stateright do).
+//!
+//! The search is level-synchronous and runs on `--jobs` worker threads
+//! (rayon): the states of one BFS level are expanded in parallel into the
+//! sharded visited set (`store.rs`). Workers only read the explorer: a
+//! successor that is not memoised yet is deferred, computed by the
+//! coordinating thread (which interns new stores), and then expanded in
+//! parallel too. Properties are checked on every state of a level; of the
+//! violations found in one level, the least state (by its packed words) is
+//! reported, so the verdict, the state count and the trace length are the
+//! same for every number of jobs.
 
 use super::progress::Progress;
-use super::store::StateStore;
+use super::store::{Level, Parent, ROOT, StateId, StateStore, fits_parent};
 use super::symmetry::Symmetry;
 use super::{Budget, CheckOptions, model_error_outcome, selected_properties};
-use crate::program::{Explorer, Program, Val, Verdict};
-use crate::property;
+use crate::program::{Explorer, Program, Succs, Val, Verdict};
+use crate::property::{self, ConcreteChecker};
 use crate::report::{Outcome, RunReport, Stats};
 use crate::trace::{StateIds, StepIds, Trace};
-use rustc_hash::FxHashMap;
+use rayon::prelude::*;
 use serde_json::Value;
+use std::cmp::Ordering;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-/// No parent: an initial state.
-const ROOT: u32 = u32::MAX;
+/// States of a level handed to the workers between two budget checks.
+const CHUNK: usize = 1 << 16;
+/// Fewer states than this are expanded on the coordinating thread.
+const SMALL: usize = 512;
 
 struct Search<'p> {
     exp: Explorer<'p>,
     /// Symmetry reduction: states are stored canonicalised.
     sym: Option<Symmetry>,
-    /// States in BFS order; a state is `[g, l_1, .., l_n]`.
+    /// Every state found, with its parent link.
     visited: StateStore,
-    /// Packing buffer for inserts.
-    scratch: Vec<u64>,
-    /// For states reached by a rendezvous: the receiver and its transition
-    /// (the parent link holds the sender).
-    partner: FxHashMap<u32, (u32, u32)>,
-    /// Per state: parent index, moving thread, transition.
-    parent: Vec<(u32, u32, u32)>,
+    pool: rayon::ThreadPool,
+    /// One scratch per worker thread.
+    scratch: Vec<Mutex<Scratch>>,
 }
 
-impl Search<'_> {
-    fn ids(&self, i: usize) -> StateIds {
-        let s = self.visited.get(i);
+/// A state of the current level that a worker singled out: its index in
+/// the level and what it found there (`Finding`).
+#[derive(Clone, Copy, Debug)]
+struct Candidate {
+    index: u32,
+    finding: Finding,
+}
+
+/// What is wrong in a state, in the order used to pick one per level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Finding {
+    /// Evaluating property k failed (a run-time error in the predicate).
+    PropertyError(u32),
+    /// Thread t cannot move: one of its transitions fails at run time.
+    Stuck(u32),
+    /// A rendezvous fails at run time.
+    SyncError,
+}
+
+/// What the workers report from a part of a level.
+struct Batch {
+    transitions: u64,
+    /// Per property: the least violating state seen.
+    violations: Vec<Option<u32>>,
+    model_error: Option<Candidate>,
+    /// (index in the level, thread) whose successors were not memoised.
+    deferred: Vec<(u32, u32)>,
+}
+
+impl Batch {
+    fn new(props: usize) -> Batch {
+        Batch {
+            transitions: 0,
+            violations: vec![None; props],
+            model_error: None,
+            deferred: Vec::new(),
+        }
+    }
+
+    /// Joins two batches of the same level, keeping the least candidates.
+    fn merge(mut self, other: Batch, level: &Level) -> Batch {
+        self.transitions += other.transitions;
+        for (a, b) in self.violations.iter_mut().zip(other.violations) {
+            *a = least(*a, b, |x| level.packed(x as usize));
+        }
+        self.model_error = least(self.model_error, other.model_error, |c| {
+            (level.packed(c.index as usize), c.finding)
+        });
+        self.deferred.extend(other.deferred);
+        self
+    }
+}
+
+/// The lesser of two optional candidates under `key` (ties: the first).
+fn least<T: Copy, K: Ord>(a: Option<T>, b: Option<T>, key: impl Fn(T) -> K) -> Option<T> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(if key(y).cmp(&key(x)) == Ordering::Less {
+            y
+        } else {
+            x
+        }),
+        (x, None) => x,
+        (None, y) => y,
+    }
+}
+
+/// What one breadth-first search found.
+struct Found {
+    /// First violating state per checked property.
+    violations: Vec<Option<StateId>>,
+    model_error: Option<(StateId, String)>,
+    transitions: u64,
+    depth: usize,
+    budget_hit: Option<String>,
+    /// All properties violated: the search stopped there, as SPIN does.
+    stopped_early: bool,
+}
+
+/// A worker's scratch buffers and property tables, kept from state to
+/// state and level to level.
+struct Scratch {
+    state: Vec<u32>,
+    next: Vec<u32>,
+    packed: Vec<u64>,
+    checkers: Vec<ConcreteChecker>,
+}
+
+/// Successor lookups remembered within one state: threads of one memo
+/// class at the same local store step alike (most threads of a replicated
+/// template sit at a few local stores).
+const RECENT: usize = 8;
+
+/// What every worker reads during a level.
+struct Shared<'a, 'p> {
+    exp: &'a Explorer<'p>,
+    sym: Option<&'a Symmetry>,
+    visited: &'a StateStore,
+    level: &'a Level,
+    props: &'a [usize],
+    /// Properties already violated in an earlier level.
+    done: &'a [bool],
+    /// One scratch per worker thread.
+    scratch: &'a [Mutex<Scratch>],
+}
+
+impl Shared<'_, '_> {
+    /// Checks the properties on state `i` of the level and expands it by
+    /// every thread whose successors are memoised.
+    fn expand(&self, i: usize, w: &mut Scratch, b: &mut Batch) {
+        let prog = self.exp.prog;
+        self.visited
+            .packer
+            .unpack(self.level.packed(i), &mut w.state);
+        let (g, locals) = (w.state[0], &w.state[1..]);
+        for (k, &p) in self.props.iter().enumerate() {
+            if self.done[k] {
+                continue;
+            }
+            match w.checkers[k].holds(&prog.properties[p].error, self.exp, g, locals) {
+                Ok(true) => {
+                    b.violations[k] = least(b.violations[k], Some(i as u32), |x| {
+                        self.level.packed(x as usize)
+                    })
+                }
+                Ok(false) => {}
+                Err(_) => self.note(b, i, Finding::PropertyError(k as u32)),
+            }
+        }
+        let mut recent: [(usize, u32, Option<&Succs>); RECENT] = [(usize::MAX, 0, None); RECENT];
+        for t in 0..locals.len() {
+            let (class, l) = (self.exp.memo_class(t), w.state[1 + t]);
+            let slot = (class + l as usize) % RECENT;
+            let succs = match recent[slot] {
+                (c, m, found) if c == class && m == l => found,
+                _ => {
+                    let found = self.exp.memoised(class, g, l);
+                    recent[slot] = (class, l, found);
+                    found
+                }
+            };
+            match succs {
+                Some(succs) => self.emit(i, t, succs, w, b),
+                None => b.deferred.push((i as u32, t as u32)),
+            }
+        }
+    }
+
+    /// Runs `f` on every index of `0..count` on the workers, each part of
+    /// the range with its worker's scratch; merges what they report.
+    fn run_parts(&self, count: usize, f: impl Fn(usize, &mut Scratch, &mut Batch) + Sync) -> Batch {
+        let props = self.props.len();
+        let parts = (count / 1024).clamp(1, 16 * self.scratch.len());
+        (0..parts)
+            .into_par_iter()
+            .map(|p| {
+                let mut b = Batch::new(props);
+                // A part runs to completion on one thread without waiting
+                // on others, so its worker's scratch is free.
+                let me = rayon::current_thread_index().unwrap_or(0) % self.scratch.len();
+                let mut w = self.scratch[me].lock().unwrap_or_else(|e| e.into_inner());
+                for i in count * p / parts..count * (p + 1) / parts {
+                    f(i, &mut w, &mut b);
+                }
+                b
+            })
+            .reduce(|| Batch::new(props), |a, b| a.merge(b, self.level))
+    }
+
+    /// Inserts the successors of state i (unpacked in `w.state`) by thread t.
+    fn emit(&self, i: usize, t: usize, succs: &Succs, w: &mut Scratch, b: &mut Batch) {
+        if succs.error.is_some() {
+            self.note(b, i, Finding::Stuck(t as u32));
+        }
+        let parent = self.level.ids[i];
+        for step in &succs.steps {
+            b.transitions += 1;
+            w.next.clone_from(&w.state);
+            w.next[0] = step.g;
+            w.next[1 + t] = step.l;
+            if let Some(sym) = self.sym {
+                sym.canonicalise(&mut w.next);
+            }
+            self.visited.packer.pack(&w.next, &mut w.packed);
+            let link = Parent {
+                state: parent,
+                thread: t as u16,
+                trans: step.trans as u16,
+            };
+            self.visited.insert(&w.packed, link, None);
+        }
+    }
+
+    fn note(&self, b: &mut Batch, i: usize, finding: Finding) {
+        let c = Candidate {
+            index: i as u32,
+            finding,
+        };
+        b.model_error = least(b.model_error, Some(c), |c| {
+            (self.level.packed(c.index as usize), c.finding)
+        });
+    }
+}
+
+impl<'p> Search<'p> {
+    fn new(
+        prog: &'p Program,
+        sym: Option<Symmetry>,
+        props: &[usize],
+        jobs: Option<usize>,
+    ) -> Result<Search<'p>, String> {
+        fits_parent(prog)?;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs.unwrap_or(0))
+            .build()
+            .map_err(|e| format!("cannot start the worker threads: {e}"))?;
+        let checkers: Vec<ConcreteChecker> = props
+            .iter()
+            .map(|&p| ConcreteChecker::new(prog, &prog.properties[p].error))
+            .collect();
+        let scratch = (0..pool.current_num_threads())
+            .map(|_| {
+                Mutex::new(Scratch {
+                    state: Vec::new(),
+                    next: Vec::new(),
+                    packed: Vec::new(),
+                    checkers: checkers.clone(),
+                })
+            })
+            .collect();
+        let mut s = Search {
+            exp: Explorer::new(prog),
+            sym,
+            visited: StateStore::new(prog),
+            pool,
+            scratch,
+        };
+        let mut packed = Vec::new();
+        for (g, ls) in s.exp.initial_states() {
+            let mut st = vec![g];
+            st.extend(ls);
+            if let Some(sym) = &s.sym {
+                sym.canonicalise(&mut st);
+            }
+            s.visited.packer.pack(&st, &mut packed);
+            let root = Parent {
+                state: ROOT,
+                thread: 0,
+                trans: 0,
+            };
+            s.visited.insert(&packed, root, None);
+        }
+        Ok(s)
+    }
+
+    fn ids(&self, id: StateId) -> StateIds {
+        let s = self.visited.get(id);
         (s[0], s[1..].to_vec())
     }
 
-    /// State indices from an initial state to `i`, by parent links.
-    fn chain(&self, i: usize) -> Vec<usize> {
-        let mut chain = vec![i];
-        let mut at = i;
-        while self.parent[at].0 != ROOT {
-            at = self.parent[at].0 as usize;
-            chain.push(at);
+    /// State ids from an initial state to `id`, by parent links.
+    fn chain(&self, id: StateId) -> Vec<StateId> {
+        let mut chain = vec![id];
+        let mut at = id;
+        loop {
+            let p = self.visited.parent(at).state;
+            if p == ROOT {
+                break;
+            }
+            chain.push(p);
+            at = p;
         }
         chain.reverse();
         chain
     }
 
-    /// The shortest trace to state `i`, replayed from its parent links.
-    fn trace(&mut self, i: usize) -> Trace {
+    /// The shortest trace to state `id`, replayed from its parent links.
+    fn trace(&mut self, id: StateId) -> Trace {
         if self.sym.is_some() {
-            return self.trace_by_replay(i);
+            return self.trace_by_replay(id);
         }
-        let chain = self.chain(i);
+        let chain = self.chain(id);
         let steps: Vec<StepIds> = chain[1..]
             .iter()
-            .map(|&s| StepIds {
-                thread: self.parent[s].1 as usize,
-                trans: self.parent[s].2,
-                partner: self
-                    .partner
-                    .get(&(s as u32))
-                    .map(|&(u, tr)| (u as usize, tr)),
-                state: self.ids(s),
+            .map(|&s| {
+                let p = self.visited.parent(s);
+                StepIds {
+                    thread: p.thread as usize,
+                    trans: p.trans as u32,
+                    partner: self.visited.partner(s).map(|(u, tr)| (u as usize, tr)),
+                    state: self.ids(s),
+                }
             })
             .collect();
         Trace::build(&self.exp, &self.ids(chain[0]), &steps)
@@ -77,8 +344,8 @@ impl Search<'_> {
     /// replaying from the (canonical, hence real) initial state: at each
     /// step, some thread's step leads to a state whose canonical form is the
     /// next one on the chain (TLC's technique).
-    fn trace_by_replay(&mut self, i: usize) -> Trace {
-        let chain = self.chain(i);
+    fn trace_by_replay(&mut self, id: StateId) -> Trace {
+        let chain = self.chain(id);
         let mut cur: Vec<u32> = self.visited.get(chain[0]);
         let initial = (cur[0], cur[1..].to_vec());
         let mut steps = Vec::new();
@@ -115,48 +382,143 @@ impl Search<'_> {
         }
         Trace::build(&self.exp, &initial, &steps)
     }
-}
 
-/// What one breadth-first search found.
-struct Found {
-    /// First violating state per checked property.
-    violations: Vec<Option<usize>>,
-    model_error: Option<(usize, String)>,
-    transitions: u64,
-    depth: usize,
-    budget_hit: Option<String>,
-    /// All properties violated: the search stopped there, as SPIN does.
-    stopped_early: bool,
-}
-
-impl<'p> Search<'p> {
-    fn new(prog: &'p Program, sym: Option<Symmetry>) -> Search<'p> {
-        let mut s = Search {
-            exp: Explorer::new(prog),
-            sym,
-            visited: StateStore::new(prog),
-            scratch: Vec::new(),
-            partner: FxHashMap::default(),
-            parent: Vec::new(),
-        };
-        for (g, ls) in s.exp.initial_states() {
-            let mut st = vec![g];
-            st.extend(ls);
-            if let Some(sym) = &s.sym {
-                sym.canonicalise(&mut st);
-            }
-            if s.visited.insert(&st, &mut s.scratch).1 {
-                s.parent.push((ROOT, 0, 0));
-            }
-        }
-        s
+    /// Expands states `range` of the level on the worker threads.
+    fn expand_parallel(&self, shared: &Shared, range: std::ops::Range<usize>) -> Batch {
+        self.on_workers(range.len(), || {
+            shared.run_parts(range.len(), |i, w, b| shared.expand(range.start + i, w, b))
+        })
     }
 
-    /// Breadth-first search (BASIC STEP), checking the given properties on
-    /// every state in BFS order, so the first violation found is shortest.
-    fn bfs(&mut self, props: &[usize], budget: &Budget) -> Found {
+    /// Runs `f` on the worker pool, or right here for a few states, where
+    /// waking the workers would cost more than the work.
+    fn on_workers(&self, states: usize, f: impl FnOnce() -> Batch + Send) -> Batch {
+        if states < SMALL {
+            f()
+        } else {
+            self.pool.install(f)
+        }
+    }
+
+    /// Computes the deferred successors (interning their stores) and the
+    /// level's rendezvous on this thread, then inserts the deferred ones on
+    /// the workers.
+    fn expand_deferred(
+        &mut self,
+        level: &Level,
+        props: &[usize],
+        done: &[bool],
+        mut b: Batch,
+    ) -> Batch {
         let prog = self.exp.prog;
-        let n = prog.threads.len();
+        let deferred = std::mem::take(&mut b.deferred);
+        let mut state = Vec::new();
+        let succs: Vec<Arc<Succs>> = deferred
+            .iter()
+            .map(|&(i, t)| {
+                self.visited
+                    .packer
+                    .unpack(level.packed(i as usize), &mut state);
+                self.exp
+                    .successors(t as usize, state[0], state[1 + t as usize])
+            })
+            .collect();
+        if !prog.channels.is_empty() {
+            self.rendezvous(level, &mut b);
+        }
+        let shared = Shared {
+            exp: &self.exp,
+            sym: self.sym.as_ref(),
+            visited: &self.visited,
+            level,
+            props,
+            done,
+            scratch: &self.scratch,
+        };
+        let more = self.on_workers(deferred.len(), || {
+            shared.run_parts(deferred.len(), |k, w, b| {
+                let (i, t) = deferred[k];
+                shared
+                    .visited
+                    .packer
+                    .unpack(level.packed(i as usize), &mut w.state);
+                shared.emit(i as usize, t as usize, &succs[k], w, b);
+            })
+        });
+        b.merge(more, level)
+    }
+
+    /// Rendezvous: two threads move together (DVE's `sync c!`/`c?`).
+    fn rendezvous(&mut self, level: &Level, b: &mut Batch) {
+        let mut state = Vec::new();
+        let mut next = Vec::new();
+        let mut packed = Vec::new();
+        for i in 0..level.len() {
+            self.visited.packer.unpack(level.packed(i), &mut state);
+            let (steps, error) = self.exp.sync_steps(state[0], &state[1..]);
+            if error.is_some() {
+                let c = Candidate {
+                    index: i as u32,
+                    finding: Finding::SyncError,
+                };
+                b.model_error = least(b.model_error, Some(c), |c| {
+                    (level.packed(c.index as usize), c.finding)
+                });
+            }
+            for st in steps {
+                b.transitions += 1;
+                next.clone_from(&state);
+                next[0] = st.g;
+                next[1 + st.sender] = st.l_send;
+                next[1 + st.receiver] = st.l_recv;
+                self.visited.packer.pack(&next, &mut packed);
+                let link = Parent {
+                    state: level.ids[i],
+                    thread: st.sender as u16,
+                    trans: st.send_trans as u16,
+                };
+                let partner = (st.receiver as u32, st.recv_trans);
+                self.visited.insert(&packed, link, Some(partner));
+            }
+        }
+    }
+
+    /// The message for a model error found in state `i` of the level.
+    fn describe(&mut self, level: &Level, c: Candidate, props: &[usize]) -> String {
+        let prog = self.exp.prog;
+        let mut state = Vec::new();
+        self.visited
+            .packer
+            .unpack(level.packed(c.index as usize), &mut state);
+        let (g, locals) = (state[0], &state[1..]);
+        match c.finding {
+            Finding::PropertyError(k) => {
+                let p = &prog.properties[props[k as usize]];
+                let msg = property::holds(&p.error, &self.exp, g, locals)
+                    .err()
+                    .map_or_else(String::new, |e| e.0);
+                format!("evaluating property `{}`: {msg}", p.name)
+            }
+            Finding::Stuck(t) => {
+                let t = t as usize;
+                let msg = self
+                    .exp
+                    .successors(t, g, locals[t])
+                    .error
+                    .as_ref()
+                    .map_or_else(String::new, |(_, m)| m.clone());
+                format!("{} cannot move: {msg}", prog.threads[t].name)
+            }
+            Finding::SyncError => {
+                let msg = self.exp.sync_steps(g, locals).1.unwrap_or_default();
+                format!("a rendezvous cannot happen: {msg}")
+            }
+        }
+    }
+
+    /// Breadth-first search (BASIC STEP), level by level, checking the given
+    /// properties on every state, so the first violation found is shortest.
+    fn bfs(&mut self, props: &[usize], budget: &Budget) -> Found {
         let mut f = Found {
             violations: vec![None; props.len()],
             model_error: None,
@@ -165,111 +527,85 @@ impl<'p> Search<'p> {
             budget_hit: None,
             stopped_early: false,
         };
-        let mut level_end = self.visited.len();
         let mut progress = Progress::new();
-        let mut i = 0;
-        'search: while i < self.visited.len() {
-            if i == level_end {
-                f.depth += 1;
-                level_end = self.visited.len();
-            }
-            if i.is_multiple_of(4096) {
-                progress.update(self.visited.len(), f.depth);
-            }
-            let state = self.visited.get(i);
-            let (g, locals) = (state[0], &state[1..]);
-            for (k, &p) in props.iter().enumerate() {
-                if f.violations[k].is_some() {
-                    continue;
-                }
-                match property::holds(&prog.properties[p].error, &self.exp, g, locals) {
-                    Ok(true) => f.violations[k] = Some(i),
-                    Ok(false) => {}
-                    Err(e) => {
-                        if f.model_error.is_none() {
-                            f.model_error = Some((
-                                i,
-                                format!(
-                                    "evaluating property `{}`: {}",
-                                    prog.properties[p].name, e.0
-                                ),
-                            ));
-                        }
-                    }
+        let mut done = vec![false; props.len()];
+        let mut level = self.visited.take_level();
+        let mut depth = 0;
+        'search: while !level.is_empty() {
+            f.depth = depth;
+            let mut batch = Batch::new(props.len());
+            let mut start = 0;
+            while start < level.len() {
+                let end = (start + CHUNK).min(level.len());
+                let shared = Shared {
+                    exp: &self.exp,
+                    sym: self.sym.as_ref(),
+                    visited: &self.visited,
+                    level: &level,
+                    props,
+                    done: &done,
+                    scratch: &self.scratch,
+                };
+                let part = self.expand_parallel(&shared, start..end);
+                batch = batch.merge(part, &level);
+                start = end;
+                let states = self.visited.len();
+                progress.update(states, depth);
+                if let Some(why) = budget.exceeded_now(states, self.visited.capacity()) {
+                    f.budget_hit = Some(why);
+                    f.transitions += batch.transitions;
+                    break 'search;
                 }
             }
-            if !props.is_empty() && f.violations.iter().all(Option::is_some) {
+            let batch = self.expand_deferred(&level, props, &done, batch);
+            f.transitions += batch.transitions;
+            for (k, v) in batch.violations.iter().enumerate() {
+                if let (Some(i), false) = (v, done[k]) {
+                    f.violations[k] = Some(level.ids[*i as usize]);
+                    done[k] = true;
+                }
+            }
+            if let (Some(c), None) = (batch.model_error, &f.model_error) {
+                let msg = self.describe(&level, c, props);
+                f.model_error = Some((level.ids[c.index as usize], msg));
+            }
+            if !props.is_empty() && done.iter().all(|d| *d) {
                 f.stopped_early = true;
                 break;
             }
-            for t in 0..n {
-                let succs = self.exp.successors(t, g, locals[t]);
-                if let (Some((_, msg)), None) = (&succs.error, &f.model_error) {
-                    f.model_error =
-                        Some((i, format!("{} cannot move: {msg}", prog.threads[t].name)));
-                }
-                for step in &succs.steps {
-                    f.transitions += 1;
-                    let mut next = state.clone();
-                    next[0] = step.g;
-                    next[1 + t] = step.l;
-                    if let Some(sym) = &self.sym {
-                        sym.canonicalise(&mut next);
-                    }
-                    if self.visited.insert(&next, &mut self.scratch).1 {
-                        self.parent.push((i as u32, t as u32, step.trans));
-                        if let Some(why) = budget.exceeded(self.visited.len()) {
-                            f.budget_hit = Some(why);
-                            break 'search;
-                        }
-                    }
-                }
+            if let Some(why) = budget.exceeded_now(self.visited.len(), self.visited.capacity()) {
+                f.budget_hit = Some(why);
+                break;
             }
-            if !prog.channels.is_empty() {
-                // Rendezvous: two threads move together (DVE's `sync c!`/`c?`).
-                let (steps, error) = self.exp.sync_steps(g, locals);
-                if let (Some(msg), None) = (error, &f.model_error) {
-                    f.model_error = Some((i, format!("a rendezvous cannot happen: {msg}")));
-                }
-                for st in steps {
-                    f.transitions += 1;
-                    let mut next = state.clone();
-                    next[0] = st.g;
-                    next[1 + st.sender] = st.l_send;
-                    next[1 + st.receiver] = st.l_recv;
-                    let (idx, new) = self.visited.insert(&next, &mut self.scratch);
-                    if new {
-                        self.parent
-                            .push((i as u32, st.sender as u32, st.send_trans));
-                        self.partner
-                            .insert(idx as u32, (st.receiver as u32, st.recv_trans));
-                        if let Some(why) = budget.exceeded(self.visited.len()) {
-                            f.budget_hit = Some(why);
-                            break 'search;
-                        }
-                    }
-                }
-            }
-            i += 1;
+            level = self.visited.take_level();
+            depth += 1;
         }
         f
     }
 }
 
-/// Every reachable state, as values: (globals, per-thread local stores).
-/// For differential tests against the abstract engines.
-pub fn reachable(prog: &Program) -> Vec<(Vec<Val>, Vec<Vec<Val>>)> {
-    let mut s = Search::new(prog, None);
-    s.bfs(&[], &Budget::new(&CheckOptions::default()));
-    (0..s.visited.len())
-        .map(|i| {
-            let st = s.visited.get(i);
+/// A state as values: (globals, per-thread local stores).
+pub type StateValues = (Vec<Val>, Vec<Vec<Val>>);
+
+/// Every reachable state, as values. For differential tests against the
+/// abstract engines.
+pub fn reachable(prog: &Program) -> Result<Vec<StateValues>, String> {
+    let mut s = Search::new(prog, None, &[], Some(1))?;
+    let f = s.bfs(&[], &Budget::new(&CheckOptions::default()));
+    if let Some(why) = f.budget_hit {
+        return Err(why);
+    }
+    Ok(s.visited
+        .ids()
+        .into_iter()
+        .map(|id| {
+            let st = s.visited.get(id);
             let ls = (0..prog.threads.len())
                 .map(|t| s.exp.local(t, st[1 + t]).to_vec())
                 .collect();
             (s.exp.globals.get(st[0]).to_vec(), ls)
         })
-        .collect()
+        .collect())
 }
 
 pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, String> {
@@ -280,7 +616,7 @@ pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, String> {
     } else {
         None
     };
-    let mut s = Search::new(prog, sym);
+    let mut s = Search::new(prog, sym, &props, opts.jobs)?;
     let f = s.bfs(&props, &Budget::new(opts));
     let explored = s.visited.len();
     let depth = f.depth;
@@ -290,8 +626,8 @@ pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, String> {
         .map(|(&p, v)| {
             let property = prog.properties[p].name.clone();
             let (verdict, reason, trace) = match (v, &f.budget_hit) {
-                (Some(idx), _) => {
-                    let trace = s.trace(*idx);
+                (Some(id), _) => {
+                    let trace = s.trace(*id);
                     (
                         Verdict::Unsafe,
                         format!("an error state is reachable in {} steps", trace.steps.len()),
@@ -321,8 +657,8 @@ pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, String> {
         })
         .collect();
     outcomes.push(match f.model_error {
-        Some((idx, msg)) => {
-            let mut trace = s.trace(idx);
+        Some((id, msg)) => {
+            let mut trace = s.trace(id);
             trace.failure = Some(msg.clone());
             model_error_outcome(
                 Verdict::Unsafe,
@@ -354,6 +690,7 @@ pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, String> {
     stats.push("states", explored as u64);
     stats.push("transitions", f.transitions);
     stats.push("depth", depth as u64);
+    stats.push("jobs", s.pool.current_num_threads() as u64);
     stats.push("packed_state_bytes", s.visited.packed_bytes() as u64);
     stats.push(
         "bytes_per_state",
@@ -361,8 +698,8 @@ pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, String> {
     );
     if let Some(sym) = &s.sym {
         // The unreduced count, computed from the orbits (not enumerated).
-        let full: Option<u128> = (0..explored).try_fold(0u128, |acc, i| {
-            acc.checked_add(sym.orbit_size(&s.visited.get(i))?)
+        let full: Option<u128> = s.visited.ids().into_iter().try_fold(0u128, |acc, id| {
+            acc.checked_add(sym.orbit_size(&s.visited.get(id))?)
         });
         stats.push(
             "full_states",

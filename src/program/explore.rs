@@ -3,7 +3,7 @@
 
 use super::{Action, CExpr, Ctx, EvalError, Program, SyncOp, Target, Val};
 use rustc_hash::FxHashMap;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// Interns stores (global or local) to dense `u32` ids.
 #[derive(Default)]
@@ -64,7 +64,7 @@ pub struct Explorer<'p> {
     /// Threads whose successors coincide share a memo class: instances of a
     /// template whose code never reads `tid`.
     class_of: Vec<usize>,
-    memo: Vec<FxHashMap<(u32, u32), Rc<Succs>>>,
+    memo: Vec<FxHashMap<(u32, u32), Arc<Succs>>>,
     memo_entries: usize,
     memo_limit: usize,
 }
@@ -182,17 +182,29 @@ impl<'p> Explorer<'p> {
 
     /// Successors of `thread` from global store `g` and local store `l`
     /// (the rule T(t, g, l, g', l') of the papers).
-    pub fn successors(&mut self, thread: usize, g: u32, l: u32) -> Rc<Succs> {
+    pub fn successors(&mut self, thread: usize, g: u32, l: u32) -> Arc<Succs> {
         let class = self.class_of[thread];
         if let Some(s) = self.memo[class].get(&(g, l)) {
             return s.clone();
         }
-        let succs = Rc::new(self.compute(thread, g, l));
+        let succs = Arc::new(self.compute(thread, g, l));
         if self.memo_entries < self.memo_limit {
             self.memo[class].insert((g, l), succs.clone());
             self.memo_entries += 1;
         }
         succs
+    }
+
+    /// Threads in one memo class have the same successors from the same
+    /// `(g, l)`.
+    pub fn memo_class(&self, thread: usize) -> usize {
+        self.class_of[thread]
+    }
+
+    /// The successors of a memo class from `(g, l)` if they are memoised: a
+    /// read-only lookup, shared by the workers of a parallel search.
+    pub fn memoised(&self, class: usize, g: u32, l: u32) -> Option<&Succs> {
+        self.memo[class].get(&(g, l)).map(|s| &**s)
     }
 
     fn compute(&mut self, thread: usize, g: u32, l: u32) -> Succs {
