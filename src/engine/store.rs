@@ -160,6 +160,13 @@ fn hash(words: &[u64]) -> u64 {
     h.finish()
 }
 
+/// Word-by-word equality: states are a word or two, where a call to
+/// `memcmp` costs more than the comparison.
+#[inline]
+fn same(a: &[u64], b: &[u64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
 fn id(shard: usize, index: usize) -> StateId {
     ((index as u32) << SHARD_BITS) | shard as u32
 }
@@ -253,7 +260,7 @@ impl StateStore {
         let sh = &mut *guard;
         let arena = &sh.arena;
         let slice = |i: u32| &arena[i as usize * words..(i as usize + 1) * words];
-        if sh.table.find(h, |&i| slice(i) == packed).is_some() {
+        if sh.table.find(h, |&i| same(slice(i), packed)).is_some() {
             return None;
         }
         let i = sh.len() as u32;
