@@ -82,15 +82,25 @@ impl Batch {
         }
     }
 
+    /// Property k is violated in state i of the level: kept if least.
+    fn note_violation(&mut self, k: usize, i: Option<u32>, level: &Level) {
+        self.violations[k] = least(self.violations[k], i, |x| level.packed(x as usize));
+    }
+
+    /// A model error: kept if least (by state, then kind).
+    fn note_error(&mut self, c: Option<Candidate>, level: &Level) {
+        self.model_error = least(self.model_error, c, |c| {
+            (level.packed(c.index as usize), c.finding)
+        });
+    }
+
     /// Joins two batches of the same level, keeping the least candidates.
     fn merge(mut self, other: Batch, level: &Level) -> Batch {
         self.transitions += other.transitions;
-        for (a, b) in self.violations.iter_mut().zip(other.violations) {
-            *a = least(*a, b, |x| level.packed(x as usize));
+        for (k, v) in other.violations.into_iter().enumerate() {
+            self.note_violation(k, v, level);
         }
-        self.model_error = least(self.model_error, other.model_error, |c| {
-            (level.packed(c.index as usize), c.finding)
-        });
+        self.note_error(other.model_error, level);
         self.deferred.extend(other.deferred);
         self
     }
@@ -162,11 +172,7 @@ impl Shared<'_, '_> {
                 continue;
             }
             match w.checkers[k].holds(&prog.properties[p].error, self.exp, g, locals) {
-                Ok(true) => {
-                    b.violations[k] = least(b.violations[k], Some(i as u32), |x| {
-                        self.level.packed(x as usize)
-                    })
-                }
+                Ok(true) => b.note_violation(k, Some(i as u32), self.level),
                 Ok(false) => {}
                 Err(_) => self.note(b, i, Finding::PropertyError(k as u32)),
             }
@@ -240,9 +246,7 @@ impl Shared<'_, '_> {
             index: i as u32,
             finding,
         };
-        b.model_error = least(b.model_error, Some(c), |c| {
-            (self.level.packed(c.index as usize), c.finding)
-        });
+        b.note_error(Some(c), self.level);
     }
 }
 
@@ -461,9 +465,7 @@ impl<'p> Search<'p> {
                     index: i as u32,
                     finding: Finding::SyncError,
                 };
-                b.model_error = least(b.model_error, Some(c), |c| {
-                    (level.packed(c.index as usize), c.finding)
-                });
+                b.note_error(Some(c), level);
             }
             for st in steps {
                 b.transitions += 1;
