@@ -25,12 +25,18 @@ fn run(cli: Cli) -> Result<u8, String> {
     match cli.command {
         Command::Check(args) => {
             let prog = match &args.exceptions {
-                Some(exc) => {
-                    weft::model::load::load_with_exceptions(&args.model, &args.params, exc)
-                }
+                Some(exc) => weft::model::load::load_with_exceptions(
+                    &args.model,
+                    &args.params,
+                    args.error.as_deref(),
+                    exc,
+                ),
                 None => weft::model::load_any(&args.model, &args.params, args.error.as_deref()),
             }
             .map_err(|d| d.render())?;
+            for w in &prog.warnings {
+                eprintln!("warning: {w}");
+            }
             let mode = mode_of(args.mode);
             let opts = CheckOptions {
                 properties: args.properties,

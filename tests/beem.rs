@@ -128,7 +128,7 @@ fn published_reachability_answers_are_reproduced_with_shortest_traces() {
 }
 
 #[test]
-fn rendezvous_models_are_standard_only_and_buffered_channels_are_refused() {
+fn rendezvous_models_are_standard_only_and_traces_name_both_threads() {
     let gear = data().join("dve/gear.1.dve");
     let out = Command::cargo_bin("weft")
         .unwrap()
@@ -172,19 +172,151 @@ fn rendezvous_models_are_standard_only_and_buffered_channels_are_refused() {
         (Some("Interface"), Some("GearControl")),
         "{first}"
     );
-    // Buffered channels: refused with line and column.
-    let dir = common::temp_dir("chan");
-    let path = dir.join("buffered.dve");
-    std::fs::write(&path, "byte x;\nchannel {byte} c[2];\nprocess P { state s; init s; trans s -> s {}; }\nsystem async;\n").unwrap();
+}
+
+#[test]
+fn a_buffered_channel_is_a_fifo_of_its_capacity() {
+    // S sends 0, 1, 2 into a channel of capacity 2; R receives into `got`.
+    // With v sent and k received (0 <= k <= v <= 3, at most 2 in the
+    // buffer) the state is fixed by (v, k): 1 + 2 + 3 + 3 = 9 states.
+    let src = "channel {byte} c[2];\n\
+        process S { byte v; state s; init s; trans s -> s { guard v < 3; sync c!v; effect v = v + 1; }; }\n\
+        process R { byte got; state r; init r; trans r -> r { sync c?got; }; }\n\
+        system async;\n";
+    let dir = common::temp_dir("fifo");
+    let path = dir.join("fifo.dve");
+    std::fs::write(&path, src).unwrap();
+    let check = |error: &str| {
+        let prog = weft::model::load_any(&path, &[], Some(error))
+            .unwrap_or_else(|d| panic!("{}", d.render()));
+        engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap()
+    };
+    let r = check("false");
+    assert_eq!(stat(&r, "states"), 9);
+    // In order: 2 arrives last, after all three sends (6 steps at least).
+    let r = check("R.got == 2");
+    assert_eq!(r.outcomes[0].verdict, Verdict::Unsafe);
+    assert_eq!(r.outcomes[0].trace.as_ref().unwrap().steps.len(), 6);
+    assert_eq!(
+        check("S.v < 3 && R.got == 2").outcomes[0].verdict,
+        Verdict::Safe
+    );
+    // Never more than the capacity in flight.
+    assert_eq!(
+        check("S.v - 2 > 0 && R.got == 0 && c_len == 0").outcomes[0].verdict,
+        Verdict::Safe
+    );
+    // Buffered channels are plain globals, so the abstract modes take them.
+    let prog = weft::model::load_any(&path, &[], Some("R.got == 2")).unwrap();
+    assert!(engine::check(&prog, Mode::CartesianExc, &CheckOptions::default()).is_ok());
+}
+
+#[test]
+fn unsupported_constructs_are_refused_with_line_and_column() {
+    let dir = common::temp_dir("dve-unsupported");
+    for (name, src, expected) in [
+        (
+            "tuple.dve",
+            "channel {byte, byte} c[2];\nprocess P { state s; init s; }\nsystem async;\n",
+            "unsupported: channels that carry several values (line 1, column 14)",
+        ),
+        (
+            "sync.dve",
+            "byte x;\nprocess P { state s; init s; }\nsystem sync;\n",
+            "unsupported: `system sync` (synchronous systems) (line 3, column 8)",
+        ),
+        (
+            "commit.dve",
+            "process P { state s, t; init s;\n commit t; trans s -> t {}; }\nsystem async;\n",
+            "unsupported: `commit` declarations (line 2, column 2)",
+        ),
+        (
+            "remote.dve",
+            "byte x;\nprocess P { state s; init s; trans s -> s { guard Q.x == 0; }; }\nprocess Q { byte x; state s; init s; }\nsystem async;\n",
+            "unsupported: a reference to another process in an expression (line 2, column 52)",
+        ),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, src).unwrap();
+        let out = Command::cargo_bin("weft")
+            .unwrap()
+            .args(["check", path.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(expected), "{name}: {err}");
+    }
+}
+
+#[test]
+fn dve_errors_found_after_translation_point_at_the_dve_source() {
+    let dir = common::temp_dir("dve-sem");
+    for (name, src, expected, at) in [
+        // An unknown variable in a guard: the guard's line and column.
+        (
+            "unknown.dve",
+            "byte x;\nprocess P { state s, t; init s;\n trans s -> t { guard y == 0; }; }\nsystem async;\n",
+            "unknown name `y`",
+            "unknown.dve:3:17",
+        ),
+        // A transition to an undeclared state.
+        (
+            "state.dve",
+            "byte x;\nprocess P { state s, t; init s;\n trans s -> u {}; }\nsystem async;\n",
+            "`u`",
+            "state.dve:3:8",
+        ),
+        // An undeclared initial state.
+        (
+            "init.dve",
+            "byte x;\nprocess P { state s, t; init q;\n trans s -> t {}; }\nsystem async;\n",
+            "`q`",
+            "init.dve:2:30",
+        ),
+        // Declared twice.
+        (
+            "twice.dve",
+            "byte x;\nint x;\nprocess P { state s; init s; }\nsystem async;\n",
+            "`x` is declared twice at the top level (first at line 1, column 6)",
+            "twice.dve:2:5",
+        ),
+        (
+            "states.dve",
+            "process P { state s, s; init s; }\nsystem async;\n",
+            "`s` is declared twice in process `P`",
+            "states.dve:1:22",
+        ),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, src).unwrap();
+        let out = Command::cargo_bin("weft")
+            .unwrap()
+            .args(["check", path.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(expected) && err.contains(at), "{name}: {err}");
+        assert!(
+            !err.contains("threads["),
+            "{name} names the translation, not the DVE text: {err}"
+        );
+    }
+}
+
+#[test]
+fn check_shows_the_translation_warnings() {
     let out = Command::cargo_bin("weft")
         .unwrap()
-        .args(["check", path.to_str().unwrap()])
+        .args(["check", data().join("dve/anderson.2.dve").to_str().unwrap()])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        err.contains("unsupported: buffered (typed) channels (line 2, column 9)"),
+        err.contains("warning: ")
+            && err.contains("anderson.2.dve:4:")
+            && err.contains("initial values for 3 cells"),
         "{err}"
     );
 }

@@ -127,7 +127,7 @@ fn exceptions_can_come_from_a_separate_file() {
     )
     .unwrap();
     let model = common::models_dir().join("peterson.json");
-    let prog = weft::model::load::load_with_exceptions(&model, &[], &file).unwrap();
+    let prog = weft::model::load::load_with_exceptions(&model, &[], None, &file).unwrap();
     assert_eq!(
         engine::check(&prog, Mode::CartesianExc, &CheckOptions::default())
             .unwrap()
@@ -137,7 +137,7 @@ fn exceptions_can_come_from_a_separate_file() {
     // Only two of the three: the proof fails.
     std::fs::write(&file, r#"{"exceptions": [{"when": "x == 1 && y == 1 && turn == 0", "threads": {"P1": "@B", "P2": "@D"}},
         {"when": "x == 1 && y == 1 && turn == 0", "threads": {"P1": "@C", "P2": "@C"}}]}"#).unwrap();
-    let prog = weft::model::load::load_with_exceptions(&model, &[], &file).unwrap();
+    let prog = weft::model::load::load_with_exceptions(&model, &[], None, &file).unwrap();
     assert_eq!(
         engine::check(&prog, Mode::CartesianExc, &CheckOptions::default())
             .unwrap()

@@ -906,3 +906,73 @@ fn bad_exceptions_file_is_named() {
         );
     }
 }
+
+#[test]
+fn a_start_location_that_no_transition_leaves_is_warned_about() {
+    // Legal (a terminal start), but almost always a typo: the run goes on.
+    let r = run_model("start", |m| set(m, "/threads/0/start", json!("l9")), &[]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("warning: ")
+            && r.stderr.contains(&r.file)
+            && r.stderr.contains("threads[0].start")
+            && r.stderr
+                .contains("`p` starts at `l9`, which no transition leaves"),
+        "{}",
+        r.stderr
+    );
+    // The base model starts where a transition leaves: no warning.
+    let r = run_model("start-ok", |_| {}, &[]);
+    assert!(!r.stderr.contains("warning"), "{}", r.stderr);
+}
+
+#[test]
+fn error_and_exceptions_options_go_together() {
+    let dir = std::env::temp_dir().join(format!("weft-diag-exc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let exc = dir.join("e.json");
+    std::fs::write(&exc, r#"{"exceptions": []}"#).unwrap();
+    let models = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    // --error replaces the model's properties, with or without --exceptions.
+    let lock = models.join("models/lock.json");
+    let out = Command::cargo_bin("weft")
+        .unwrap()
+        .args([
+            "check",
+            lock.to_str().unwrap(),
+            "--exceptions",
+            exc.to_str().unwrap(),
+            "--error",
+            "lck == 1",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("error: UNSAFE") && !text.contains("mutex"),
+        "{text}"
+    );
+    // A DVE model takes an exception file too.
+    let dve = models.join("tests/data/beem/dve/fischer.1.dve");
+    let out = Command::cargo_bin("weft")
+        .unwrap()
+        .args([
+            "check",
+            dve.to_str().unwrap(),
+            "--mode",
+            "thread-modular",
+            "--exceptions",
+            exc.to_str().unwrap(),
+            "--error",
+            "count(*: @CS) >= 2",
+        ])
+        .output()
+        .unwrap();
+    assert_ne!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

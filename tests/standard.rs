@@ -227,3 +227,42 @@ fn traces_of_a_parallel_search_replay() {
     std::fs::write(&path, m.to_string()).unwrap();
     common::replay(&path, "five-past-the-first", &["--jobs", "2"]);
 }
+
+#[test]
+fn index_and_range_errors_are_model_errors_with_shortest_traces() {
+    // `a[i]` with i running past the array, and `x := x + 1` past its max:
+    // each is a model error reached by the shortest run.
+    for (globals, step, words, len) in [
+        (
+            serde_json::json!({"a": {"type": "array", "len": 2, "of": {"type": "int", "min": 0, "max": 3}}, "i": {"type": "int", "min": 0, "max": 5}}),
+            "a[i] := 1; i := i + 1",
+            "out of bounds",
+            3,
+        ),
+        (
+            serde_json::json!({"x": {"type": "int", "min": 0, "max": 2, "init": 0}}),
+            "x := x + 1",
+            "range",
+            3,
+        ),
+    ] {
+        let model = serde_json::json!({
+            "name": "oops", "globals": globals,
+            "threads": [{"name": "t", "start": "s", "transitions": [{"from": "s", "to": "s", "do": step, "label": "step"}]}],
+            "properties": [{"name": "never", "error": "false"}]
+        });
+        let prog = common::load_value(&model);
+        let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
+        let me = r
+            .outcomes
+            .iter()
+            .find(|o| o.property == engine::MODEL_ERRORS)
+            .unwrap();
+        assert_eq!(me.verdict, Verdict::Unsafe, "{step}");
+        let trace = me.trace.as_ref().unwrap();
+        let failure = trace.failure.as_deref().unwrap();
+        assert!(failure.contains(words), "{step}: {failure}");
+        // Two successful steps, then the third fails in the last state.
+        assert_eq!(trace.steps.len(), len - 1, "{step}");
+    }
+}

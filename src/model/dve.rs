@@ -8,8 +8,10 @@
 //! 0..255 and `int` is -32768..32767; a value assigned outside the range
 //! wraps around (two's complement truncation, as DiVinE stores it), and an
 //! array index out of bounds is a model error. Synchronous channels become
-//! weft rendezvous (`sync`); buffered channels are refused with their line
-//! and column.
+//! weft rendezvous (`sync`); a buffered channel becomes a FIFO in two
+//! globals (`c_buf`, `c_len`): a send is enabled while it is not full and
+//! appends, a receive while it is not empty and takes the first value
+//! (vacated cells are reset to 0, so equal contents are equal states).
 
 use super::diag::Diagnostic;
 use super::expr::Span;
@@ -128,14 +130,30 @@ struct DTrans {
     /// `sync c!e` (true, value) or `sync c?x` (false, target).
     sync: Option<(String, bool, Option<DExpr>)>,
     effects: Vec<(DExpr, DExpr)>,
+    /// Where `from -> to`, the guard, the sync and the effects are.
+    head: Span,
+    guard_at: Option<Span>,
+    sync_at: Option<Span>,
+    effects_at: Option<Span>,
 }
 
 struct DProc {
     name: String,
+    at: usize,
     locals: Vec<DVar>,
-    states: Vec<String>,
+    states: Vec<(String, usize)>,
     init: String,
+    init_at: usize,
     trans: Vec<DTrans>,
+}
+
+/// A channel: synchronous (rendezvous) when `buffer` is 0, else a FIFO of
+/// `buffer` values of one type (`is_int`: int, else byte).
+struct DChannel {
+    name: String,
+    at: usize,
+    buffer: i64,
+    is_int: bool,
 }
 
 struct Parser<'a> {
@@ -143,6 +161,8 @@ struct Parser<'a> {
     toks: Vec<(Tok, usize)>,
     pos: usize,
     consts: Vec<(String, i64)>,
+    /// Where each constant is declared (for duplicate names).
+    const_at: Vec<usize>,
     warnings: Vec<String>,
 }
 
@@ -154,6 +174,21 @@ impl<'a> Parser<'a> {
     }
     fn at(&self) -> usize {
         self.toks[self.pos].1
+    }
+    /// Where the last token taken ends.
+    fn prev_end(&self) -> usize {
+        let Some((tok, at)) = self.pos.checked_sub(1).map(|p| &self.toks[p]) else {
+            return 0;
+        };
+        at + match tok {
+            Tok::Id(s) => s.len(),
+            Tok::Sym(s) => s.len(),
+            Tok::Num(_) => self.lx.src[*at..]
+                .bytes()
+                .take_while(u8::is_ascii_digit)
+                .count(),
+            Tok::End => 0,
+        }
     }
     fn bump(&mut self) -> Tok {
         let t = self.toks[self.pos].0.clone();
@@ -216,33 +251,22 @@ impl<'a> Parser<'a> {
         )
     }
 
-    fn model(&mut self) -> R<(Vec<DVar>, Vec<DProc>, Vec<String>)> {
+    fn model(&mut self) -> R<(Vec<DVar>, Vec<DProc>, Vec<DChannel>)> {
         let mut globals = Vec::new();
         let mut procs = Vec::new();
         let mut channels = Vec::new();
+        let mut system = false;
         loop {
             match self.peek().clone() {
                 Tok::End => break,
                 Tok::Id(w) if w == "byte" || w == "int" => globals.extend(self.var_decl()?),
                 Tok::Id(w) if w == "const" => self.const_decl()?,
                 Tok::Id(w) if w == "channel" || w == "chan" => {
-                    self.bump();
-                    if self.is_sym("{") {
-                        return Err(self.unsupported("buffered (typed) channels"));
-                    }
-                    loop {
-                        channels.push(self.ident("a channel name")?);
-                        if self.is_sym("[") {
-                            return Err(self.unsupported("buffered (typed) channels"));
-                        }
-                        if !self.eat(",") {
-                            break;
-                        }
-                    }
-                    self.expect(";")?;
+                    channels.extend(self.channel_decl()?)
                 }
                 Tok::Id(w) if w == "process" => procs.push(self.process()?),
                 Tok::Id(w) if w == "system" => {
+                    system = true;
                     self.bump();
                     if self.is_word("sync") {
                         return Err(self.unsupported("`system sync` (synchronous systems)"));
@@ -262,7 +286,60 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        if !system {
+            self.warnings.push(format!(
+                "{}: no `system async;` declaration; weft reads the model as asynchronous (interleaving)",
+                self.lx.file
+            ));
+        }
         Ok((globals, procs, channels))
+    }
+
+    /// `channel a, b;` (rendezvous) or `channel {byte} c[2];` (buffered;
+    /// `[0]` or no length: a typed rendezvous).
+    fn channel_decl(&mut self) -> R<Vec<DChannel>> {
+        self.bump();
+        let mut is_int = false;
+        if self.eat("{") {
+            is_int = self.ident("a type (`byte` or `int`)")? == "int";
+            if self.is_sym(",") {
+                return Err(self.unsupported("channels that carry several values"));
+            }
+            self.expect("}")?;
+        }
+        let mut out = Vec::new();
+        loop {
+            let at = self.at();
+            let name = self.ident("a channel name")?;
+            let mut buffer = 0;
+            if self.eat("[") {
+                let lat = self.at();
+                let e = self.expr()?;
+                buffer = self
+                    .const_eval(&e)
+                    .filter(|n| (0..=255).contains(n))
+                    .ok_or_else(|| {
+                        self.lx.err(
+                            lat,
+                            1,
+                            "a channel's buffer size must be a constant from 0 to 255",
+                            "not such a constant",
+                        )
+                    })?;
+                self.expect("]")?;
+            }
+            out.push(DChannel {
+                name,
+                at,
+                buffer,
+                is_int,
+            });
+            if !self.eat(",") {
+                break;
+            }
+        }
+        self.expect(";")?;
+        Ok(out)
     }
 
     fn const_decl(&mut self) -> R<()> {
@@ -271,6 +348,7 @@ impl<'a> Parser<'a> {
             self.bump();
         }
         loop {
+            self.const_at.push(self.at());
             let name = self.ident("a constant name")?;
             self.expect("=")?;
             let at = self.at();
@@ -346,8 +424,8 @@ impl<'a> Parser<'a> {
             if let Some(n) = len
                 && init.len() as i64 > n
             {
-                let (line, _) = line_col(self.lx.src, at);
-                self.warnings.push(format!("line {line}: `{name}` has {} initial values for {n} cells; the extra ones are ignored, as DiVinE does", init.len()));
+                let (line, col) = line_col(self.lx.src, at);
+                self.warnings.push(format!("{}:{line}:{col}: `{name}` has {} initial values for {n} cells; the extra ones are ignored, as DiVinE does", self.lx.file, init.len()));
                 init.truncate(n as usize);
             }
             out.push(DVar {
@@ -367,6 +445,7 @@ impl<'a> Parser<'a> {
 
     fn process(&mut self) -> R<DProc> {
         self.bump();
+        let at = self.at();
         let name = self.ident("a process name")?;
         self.expect("{")?;
         let mut locals = Vec::new();
@@ -379,13 +458,15 @@ impl<'a> Parser<'a> {
         self.expect("state")?;
         let mut states = Vec::new();
         loop {
-            states.push(self.ident("a state name")?);
+            let at = self.at();
+            states.push((self.ident("a state name")?, at));
             if !self.eat(",") {
                 break;
             }
         }
         self.expect(";")?;
         self.expect("init")?;
+        let init_at = self.at();
         let init = self.ident("the initial state")?;
         self.expect(";")?;
         for w in ["accept", "commit", "assert"] {
@@ -406,24 +487,31 @@ impl<'a> Parser<'a> {
         self.expect("}")?;
         Ok(DProc {
             name,
+            at,
             locals,
             states,
             init,
+            init_at,
             trans,
         })
     }
 
     fn transition(&mut self) -> R<DTrans> {
+        let start = self.at();
         let from = self.ident("a source state")?;
         self.expect("->")?;
         let to = self.ident("a target state")?;
+        let head = Span::new(start, self.prev_end());
         self.expect("{")?;
         let mut guard = None;
         let mut sync = None;
         let mut effects = Vec::new();
+        let (mut guard_at, mut sync_at, mut effects_at) = (None, None, None);
         loop {
+            let part = self.at();
             if self.eat("guard") {
                 guard = Some(self.expr()?);
+                guard_at = Some(Span::new(part, self.prev_end()));
                 self.expect(";")?;
             } else if self.eat("sync") {
                 let chan = self.ident("a channel name")?;
@@ -441,6 +529,7 @@ impl<'a> Parser<'a> {
                 } else {
                     Some(self.postfix()?)
                 };
+                sync_at = Some(Span::new(part, self.prev_end()));
                 self.expect(";")?;
                 sync = Some((chan, send, arg));
             } else if self.eat("effect") {
@@ -455,6 +544,7 @@ impl<'a> Parser<'a> {
                         break;
                     }
                 }
+                effects_at = Some(Span::new(part, self.prev_end()));
                 self.expect(";")?;
             } else {
                 break;
@@ -467,6 +557,10 @@ impl<'a> Parser<'a> {
             guard,
             sync,
             effects,
+            head,
+            guard_at,
+            sync_at,
+            effects_at,
         })
     }
 
@@ -663,13 +757,102 @@ fn var_json(v: &DVar, consts: &Parser) -> Result<Value, String> {
     })
 }
 
+/// Where the parts of the translated model come from in the DVE text, so
+/// that a diagnostic about the translation points at the DVE source.
+pub struct SourceMap {
+    file: String,
+    text: String,
+    /// (JSON path in the translation, DVE span, what is there).
+    spans: Vec<(String, Span, &'static str)>,
+}
+
+impl SourceMap {
+    fn add(&mut self, path: String, span: Span, what: &'static str) {
+        self.spans.push((path, span, what));
+    }
+
+    /// Re-points a diagnostic about the translated model at the DVE text:
+    /// the DVE construct it came from, with the translation as a note.
+    pub fn relocate(&self, d: Box<Diagnostic>) -> Box<Diagnostic> {
+        if d.path.starts_with("properties") {
+            // The --error expression: the user's own text, positions intact.
+            let mut d = d;
+            d.path = "--error".into();
+            return d;
+        }
+        let within = |p: &str| {
+            d.path == p
+                || d.path.starts_with(&format!("{p}."))
+                || d.path.starts_with(&format!("{p}["))
+        };
+        let Some((_, span, what)) = self
+            .spans
+            .iter()
+            .filter(|(p, ..)| within(p))
+            .max_by_key(|(p, ..)| p.len())
+        else {
+            return d;
+        };
+        let mut out = Diagnostic::new(&self.file, "", d.message.clone())
+            .with_snippet(&self.text, *span, *what);
+        if let Some(sn) = &d.snippet {
+            out = out.note(format!("in weft's translation of it: `{}`", sn.text.trim()));
+        }
+        for n in &d.notes {
+            out = out.note(n.clone());
+        }
+        Box::new(out)
+    }
+}
+
+/// A DVE model translated to weft/1.
+pub struct Translation {
+    pub model: Value,
+    pub warnings: Vec<String>,
+    pub map: SourceMap,
+}
+
+/// Refuses a name declared twice in one scope, at its second declaration.
+fn check_unique<'n>(
+    text: &str,
+    file: &str,
+    names: impl IntoIterator<Item = (&'n str, usize)>,
+    scope: &str,
+) -> Result<(), Box<Diagnostic>> {
+    let mut seen: Vec<(&str, usize)> = Vec::new();
+    for (name, at) in names {
+        if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
+            let (line, col) = line_col(text, *first);
+            let msg =
+                format!("`{name}` is declared twice {scope} (first at line {line}, column {col})");
+            return Err(Box::new(Diagnostic::new(file, "", msg).with_snippet(
+                text,
+                Span::new(at, at + name.len()),
+                "declared again here",
+            )));
+        }
+        seen.push((name, at));
+    }
+    Ok(())
+}
+
+/// An assignment of a DVE value, truncated to the target's width as
+/// DiVinE stores it.
+fn wrap(value: &str, is_int: bool) -> String {
+    if is_int {
+        format!("(({value} + 32768) % 65536 + 65536) % 65536 - 32768")
+    } else {
+        format!("({value} % 256 + 256) % 256")
+    }
+}
+
 /// Translates a DVE model to a weft/1 model. `error` is the property (weft's
 /// predicate language); without it, the model checks the state space only.
 pub fn to_weft(
     text: &str,
     file: &str,
     error: Option<&str>,
-) -> Result<(Value, Vec<String>), Box<Diagnostic>> {
+) -> Result<Translation, Box<Diagnostic>> {
     let lx = Lexer { src: text, file };
     let toks = lx.tokens()?;
     let mut p = Parser {
@@ -677,6 +860,7 @@ pub fn to_weft(
         toks,
         pos: 0,
         consts: Vec::new(),
+        const_at: Vec::new(),
         warnings: Vec::new(),
     };
     let (globals, procs, channels) = p.model()?;
@@ -687,6 +871,43 @@ pub fn to_weft(
             "the DVE model has no process",
         )));
     }
+    let consts: Vec<(&str, usize)> = p
+        .consts
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .zip(p.const_at.iter().copied())
+        .collect();
+    check_unique(
+        text,
+        file,
+        globals
+            .iter()
+            .map(|g| (g.name.as_str(), g.at))
+            .chain(consts)
+            .chain(channels.iter().map(|c| (c.name.as_str(), c.at)))
+            .chain(procs.iter().map(|pr| (pr.name.as_str(), pr.at))),
+        "at the top level",
+    )?;
+    for pr in &procs {
+        let scope = format!("in process `{}`", pr.name);
+        check_unique(
+            text,
+            file,
+            pr.locals.iter().map(|l| (l.name.as_str(), l.at)),
+            &scope,
+        )?;
+        check_unique(
+            text,
+            file,
+            pr.states.iter().map(|(n, at)| (n.as_str(), *at)),
+            &scope,
+        )?;
+    }
+    let mut map = SourceMap {
+        file: file.to_string(),
+        text: text.to_string(),
+        spans: Vec::new(),
+    };
     let err_at = |at: usize, msg: String| {
         Box::new(Diagnostic::new(file, "", msg.clone()).with_snippet(
             text,
@@ -694,15 +915,72 @@ pub fn to_weft(
             msg,
         ))
     };
+    let name_span = |at: usize, name: &str| Span::new(at, at + name.len());
     let mut gjson = Map::new();
     for g in &globals {
         gjson.insert(
             ident(&g.name),
             var_json(g, &p).map_err(|m| err_at(g.at, m))?,
         );
+        map.add(
+            format!("globals.{}", ident(&g.name)),
+            name_span(g.at, &g.name),
+            "this variable",
+        );
+    }
+    // A buffered channel is a FIFO in two globals: its cells and its length.
+    let fifo = |c: &DChannel| {
+        (
+            format!("{}_buf", ident(&c.name)),
+            format!("{}_len", ident(&c.name)),
+        )
+    };
+    for c in channels.iter().filter(|c| c.buffer > 0) {
+        let (buf, len) = fifo(c);
+        for v in [&buf, &len] {
+            if gjson.contains_key(v) {
+                return Err(err_at(
+                    c.at,
+                    format!(
+                        "the buffer of channel `{}` needs a variable `{v}`, which the model already has; rename it",
+                        c.name
+                    ),
+                ));
+            }
+        }
+        let (min, max) = if c.is_int { (-32768, 32767) } else { (0, 255) };
+        gjson.insert(buf.clone(), json!({"type": "array", "len": c.buffer, "of": {"type": "int", "min": min, "max": max}, "init": vec![0; c.buffer as usize]}));
+        gjson.insert(
+            len.clone(),
+            json!({"type": "int", "min": 0, "max": c.buffer, "init": 0}),
+        );
+        map.add(
+            format!("globals.{buf}"),
+            name_span(c.at, &c.name),
+            "this channel",
+        );
+        map.add(
+            format!("globals.{len}"),
+            name_span(c.at, &c.name),
+            "this channel",
+        );
     }
     let mut threads = Vec::new();
-    for pr in &procs {
+    for (pi, pr) in procs.iter().enumerate() {
+        let at_proc = format!("threads[{pi}]");
+        map.add(at_proc.clone(), name_span(pr.at, &pr.name), "this process");
+        map.add(
+            format!("{at_proc}.start"),
+            name_span(pr.init_at, &pr.init),
+            "this initial state",
+        );
+        for (k, (st, at)) in pr.states.iter().enumerate() {
+            map.add(
+                format!("{at_proc}.locations[{k}]"),
+                name_span(*at, st),
+                "this state",
+            );
+        }
         // A local that shadows a global is renamed (weft forbids shadowing).
         let rename: Vec<(String, String)> = pr
             .locals
@@ -711,63 +989,114 @@ pub fn to_weft(
             .map(|l| (l.name.clone(), format!("{}_{}", ident(&l.name), pr.name)))
             .collect();
         let em = Emit { rename: &rename };
+        let is_int_var = |n: &str| {
+            pr.locals
+                .iter()
+                .chain(globals.iter())
+                .find(|v| v.name == n)
+                .is_some_and(|v| v.is_int)
+        };
+        let assign = |lhs: &DExpr, rhs: Option<&DExpr>, value: String| {
+            let is_int = match lhs {
+                DExpr::Var(n) | DExpr::Index(n, _) => is_int_var(n),
+                _ => false,
+            };
+            let (min, max) = if is_int { (-32768, 32767) } else { (0, 255) };
+            match rhs {
+                // A constant in range needs no truncation (readable output).
+                Some(DExpr::Num(v)) if (min..=max).contains(v) => {
+                    format!("{} := {value}", em.int(lhs))
+                }
+                _ => format!("{} := {}", em.int(lhs), wrap(&value, is_int)),
+            }
+        };
         let mut locals = Map::new();
         for l in &pr.locals {
             locals.insert(
                 em.name(&l.name),
                 var_json(l, &p).map_err(|m| err_at(l.at, m))?,
             );
+            map.add(
+                format!("{at_proc}.locals.{}", em.name(&l.name)),
+                name_span(l.at, &l.name),
+                "this variable",
+            );
         }
         let mut transitions = Vec::new();
-        for t in &pr.trans {
+        for (ti, t) in pr.trans.iter().enumerate() {
+            let at_t = format!("{at_proc}.transitions[{ti}]");
+            map.add(at_t.clone(), t.head, "this transition");
+            let mut guards: Vec<String> = t.guard.iter().map(|g| em.bool(g)).collect();
+            let mut assigns: Vec<String> = Vec::new();
+            if let Some(span) = t.guard_at {
+                map.add(format!("{at_t}.when"), span, "this guard");
+            }
             let mut tj = Map::new();
             tj.insert("from".into(), json!(t.from));
             tj.insert("to".into(), json!(t.to));
-            if let Some(g) = &t.guard {
-                tj.insert("when".into(), json!(em.bool(g)));
-            }
             if let Some((chan, send, arg)) = &t.sync {
-                let arg = arg.as_ref().map(|a| em.int(a)).unwrap_or_default();
-                tj.insert(
-                    "sync".into(),
-                    json!(format!(
-                        "{}{}{arg}",
-                        ident(chan),
-                        if *send { "!" } else { "?" }
-                    )),
-                );
-            }
-            if !t.effects.is_empty() {
-                let assigns: Vec<String> = t
-                    .effects
-                    .iter()
-                    .map(|(lhs, rhs)| {
-                        let is_int = match lhs {
-                            DExpr::Var(n) | DExpr::Index(n, _) => pr
-                                .locals
-                                .iter()
-                                .chain(globals.iter())
-                                .find(|v| v.name == *n)
-                                .is_some_and(|v| v.is_int),
-                            _ => false,
-                        };
-                        let value = em.int(rhs);
-                        // Truncation to the variable's width, as DiVinE stores it.
-                        let wrapped = if is_int {
-                            format!("(({value} + 32768) % 65536 + 65536) % 65536 - 32768")
+                let buffered = channels.iter().find(|c| c.name == *chan && c.buffer > 0);
+                let sync_span = t.sync_at.unwrap_or(t.head);
+                match buffered {
+                    Some(c) => {
+                        let (buf, len) = fifo(c);
+                        let n = c.buffer;
+                        if *send {
+                            guards.push(format!("{len} < {n}"));
+                            let v = arg.as_ref().map_or_else(|| "0".to_string(), |a| em.int(a));
+                            assigns.push(format!("{buf}[{len}] := {}", wrap(&v, c.is_int)));
+                            assigns.push(format!("{len} := {len} + 1"));
                         } else {
-                            format!("({value} % 256 + 256) % 256")
-                        };
-                        format!("{} := {wrapped}", em.int(lhs))
-                    })
-                    .collect();
+                            guards.push(format!("{len} > 0"));
+                            if let Some(target) = arg {
+                                assigns.push(assign(target, None, format!("{buf}[0]")));
+                            }
+                            for k in 1..n {
+                                assigns.push(format!("{buf}[{}] := {buf}[{k}]", k - 1));
+                            }
+                            assigns.push(format!("{buf}[{}] := 0", n - 1));
+                            assigns.push(format!("{len} := {len} - 1"));
+                        }
+                        map.add(
+                            format!("{at_t}.when"),
+                            t.guard_at.unwrap_or(sync_span),
+                            "this guard and sync",
+                        );
+                        map.add(format!("{at_t}.do"), sync_span, "this sync");
+                    }
+                    None => {
+                        let arg = arg.as_ref().map(|a| em.int(a)).unwrap_or_default();
+                        tj.insert(
+                            "sync".into(),
+                            json!(format!(
+                                "{}{}{arg}",
+                                ident(chan),
+                                if *send { "!" } else { "?" }
+                            )),
+                        );
+                        map.add(format!("{at_t}.sync"), sync_span, "this sync");
+                    }
+                }
+            }
+            if !guards.is_empty() {
+                tj.insert("when".into(), json!(guards.join(" && ")));
+            }
+            assigns.extend(
+                t.effects
+                    .iter()
+                    .map(|(lhs, rhs)| assign(lhs, Some(rhs), em.int(rhs))),
+            );
+            if let Some(span) = t.effects_at {
+                map.add(format!("{at_t}.do"), span, "these effects");
+            }
+            if !assigns.is_empty() {
                 tj.insert("do".into(), json!(assigns.join("; ")));
             }
             transitions.push(Value::Object(tj));
         }
         threads.push(json!({
             "name": pr.name,
-            "locations": pr.states,
+            "locations": pr.states.iter().map(|(n, _)| n).collect::<Vec<_>>(),
             "start": pr.init,
             "locals": locals,
             "transitions": transitions,
@@ -790,8 +1119,17 @@ pub fn to_weft(
         "threads": threads,
         "properties": properties,
     });
-    if !channels.is_empty() {
-        model["channels"] = json!(channels.iter().map(|c| ident(c)).collect::<Vec<_>>());
+    let rendezvous: Vec<String> = channels
+        .iter()
+        .filter(|c| c.buffer == 0)
+        .map(|c| ident(&c.name))
+        .collect();
+    if !rendezvous.is_empty() {
+        model["channels"] = json!(rendezvous);
     }
-    Ok((model, p.warnings))
+    Ok(Translation {
+        model,
+        warnings: p.warnings,
+        map,
+    })
 }

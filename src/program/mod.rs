@@ -281,6 +281,9 @@ pub struct Program {
     pub expect: Vec<(Mode, Verdict)>,
     /// Synchronous channels (rendezvous), by name.
     pub channels: Vec<String>,
+    /// What the loader had to say that does not stop the load (shown on
+    /// stderr by `weft check`).
+    pub warnings: Vec<String>,
 }
 
 impl Program {

@@ -43,19 +43,47 @@ pub fn load_file(path: &Path, params: &[(String, i64)]) -> LResult<Program> {
 /// extension), translated first. `error`, if given, replaces the model's
 /// properties with one named `error` (the `--error` option).
 pub fn load_any(path: &Path, params: &[(String, i64)], error: Option<&str>) -> LResult<Program> {
+    Ok(load_any_with_names(path, params, error)?.0)
+}
+
+fn load_any_with_names(
+    path: &Path,
+    params: &[(String, i64)],
+    error: Option<&str>,
+) -> LResult<(Program, Names)> {
     let is_dve = path.extension().and_then(|e| e.to_str()) == Some("dve");
     if !is_dve && error.is_none() {
-        return load_file(path, params); // keeps line numbers in every message
+        // Straight from the text: keeps line numbers in every message.
+        let (file, text) = read_model(path, "model")?;
+        return load_with_names(&text, &file, params);
     }
-    let (value, _) = to_json(path, error)?;
-    load_str(&value.to_string(), &path.display().to_string(), params)
+    let file = path.display().to_string();
+    let (value, warnings, map) = translate(path, error)?;
+    let loaded = load_with_names(&value.to_string(), &file, params);
+    let (mut prog, names) = match (loaded, map) {
+        (Ok(p), _) => p,
+        (Err(d), Some(map)) => return Err(map.relocate(d)),
+        (Err(d), None) => return Err(d),
+    };
+    prog.warnings.splice(0..0, warnings);
+    Ok((prog, names))
 }
 
 /// The model at `path` as weft/1 JSON (DVE translated), with warnings.
 pub fn to_json(path: &Path, error: Option<&str>) -> LResult<(Value, Vec<String>)> {
+    let (value, warnings, _) = translate(path, error)?;
+    Ok((value, warnings))
+}
+
+/// As `to_json`, with the DVE source map when the model is DVE.
+fn translate(
+    path: &Path,
+    error: Option<&str>,
+) -> LResult<(Value, Vec<String>, Option<super::dve::SourceMap>)> {
     let (file, text) = read_model(path, "model")?;
     if path.extension().and_then(|e| e.to_str()) == Some("dve") {
-        return super::dve::to_weft(&text, &file, error);
+        let t = super::dve::to_weft(&text, &file, error)?;
+        return Ok((t.model, t.warnings, Some(t.map)));
     }
     let mut value: Value = serde_json::from_str(text.trim_start_matches('\u{feff}'))
         .map_err(|e| syntax_error(&text, &file, &e))?;
@@ -65,7 +93,7 @@ pub fn to_json(path: &Path, error: Option<&str>) -> LResult<(Value, Vec<String>)
             serde_json::json!([{"name": "error", "error": e}]),
         );
     }
-    Ok((value, Vec::new()))
+    Ok((value, Vec::new(), None))
 }
 
 /// Compiles a model from its JSON text; `file` is used in messages.
@@ -78,21 +106,22 @@ fn load_with_names(text: &str, file: &str, params: &[(String, i64)]) -> LResult<
     let mut loader = Loader {
         file,
         names: Names::default(),
+        warnings: Vec::new(),
     };
     let prog = loader.model(&Node::root(&value, file), params)?;
     Ok((prog, loader.names))
 }
 
-/// Reads a model and replaces its exception set with the one in
-/// `exceptions` (a JSON array of entries, or an object with an
+/// Reads a model as `load_any` does and replaces its exception set with
+/// the one in `exceptions` (a JSON array of entries, or an object with an
 /// `exceptions` array, as in a model file).
 pub fn load_with_exceptions(
     path: &Path,
     params: &[(String, i64)],
+    error: Option<&str>,
     exceptions: &Path,
 ) -> LResult<Program> {
-    let (file, text) = read_model(path, "model")?;
-    let (mut prog, names) = load_with_names(&text, &file, params)?;
+    let (mut prog, names) = load_any_with_names(path, params, error)?;
     let (efile, etext) = read_model(exceptions, "exceptions")?;
     let value = parse_json(&etext, &efile, "exceptions")?;
     let root = Node::root(&value, &efile);
@@ -103,6 +132,7 @@ pub fn load_with_exceptions(
     prog.exceptions = Loader {
         file: &efile,
         names,
+        warnings: Vec::new(),
     }
     .exceptions(&entries)?;
     Ok(prog)
@@ -154,6 +184,8 @@ fn syntax_error(text: &str, file: &str, e: &serde_json::Error) -> Box<Diagnostic
 pub(super) struct Loader<'a> {
     file: &'a str,
     names: Names,
+    /// Things worth telling the user that do not stop the load.
+    warnings: Vec<String>,
 }
 
 /// Per-slot initial values: one value, or every value of the domain.
@@ -328,6 +360,7 @@ impl<'a> Loader<'a> {
             exceptions,
             expect,
             channels: self.names.channels.clone(),
+            warnings: std::mem::take(&mut self.warnings),
         })
     }
 

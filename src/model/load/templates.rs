@@ -151,6 +151,7 @@ impl<'a> Loader<'a> {
         let start_name = location_name(&start_n)?.to_string();
         note(&start_n, &start_name)?;
         let trans = tn.req("transitions", "an array of transitions")?;
+        let mut sources: Vec<String> = Vec::new();
         for t in trans.array("transitions")? {
             t.object("a transition")?;
             let from = t.req("from", "the source location (or an array of them)")?;
@@ -159,10 +160,22 @@ impl<'a> Loader<'a> {
                 _ => vec![from],
             };
             for f in froms {
-                note(&f, location_name(&f)?)?;
+                let s = location_name(&f)?;
+                note(&f, s)?;
+                sources.push(s.to_string());
             }
             let to = t.req("to", "the target location")?;
             note(&to, location_name(&to)?)?;
+        }
+        if !sources.is_empty() && !sources.contains(&start_name) {
+            // Legal (a terminal start), but almost always a typo.
+            let hint = did_you_mean(&start_name, sources.iter().map(String::as_str))
+                .map(|h| format!(" (did you mean `{h}`?)"))
+                .unwrap_or_default();
+            self.warnings.push(format!(
+                "{}: {}: `{name}` starts at `{start_name}`, which no transition leaves, so its threads never move{hint}",
+                self.file, start_n.path
+            ));
         }
         let start = locations.iter().position(|l| *l == start_name).unwrap_or(0) as u16;
         if locations.len() > u16::MAX as usize {
