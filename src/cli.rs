@@ -134,8 +134,8 @@ pub struct CheckArgs {
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
     /// Stop with `unknown` after this many states.
-    #[arg(long)]
-    pub max_states: Option<usize>,
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_states: Option<u64>,
     /// Stop with `unknown` after this many seconds.
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,

@@ -40,14 +40,15 @@ fn run(cli: Cli) -> Result<u8, String> {
             let mode = mode_of(args.mode);
             let opts = CheckOptions {
                 properties: args.properties,
-                max_states: args.max_states,
+                max_states: args.max_states.map(|m| m as usize),
                 max_memory_bytes: args.max_memory.map(|m| m * 1024 * 1024),
                 timeout: args.timeout.map(std::time::Duration::from_secs_f64),
                 show_invariant: args.show == Some(Show::Invariant),
                 symmetry: args.symmetry,
                 jobs: args.jobs.map(usize::from),
             };
-            let report = engine::check(&prog, mode, &opts).map_err(|e| format!("error: {e}"))?;
+            let report = engine::check(&prog, mode, &opts)
+                .map_err(|e| format!("error: {}: {e}", args.model.display()))?;
             match args.format {
                 Format::Text => print!("{}", report.to_text()),
                 Format::Json => print!("{}", report.to_json_lines()),

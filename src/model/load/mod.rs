@@ -165,10 +165,12 @@ fn syntax_error(text: &str, file: &str, e: &serde_json::Error) -> Box<Diagnostic
     let mut d = Diagnostic::new(
         file,
         "",
+        // serde_json counts columns from 1, and says 0 at the very start of
+        // a line (an unexpected end of file): that is column 1 too.
         format!(
             "invalid JSON: {msg} (line {}, column {})",
             e.line(),
-            e.column()
+            e.column().max(1)
         ),
     )
     .with_snippet(text, expr::Span::new(at, (at + 1).min(text.len())), "here");
