@@ -211,6 +211,20 @@ fn a_buffered_channel_is_a_fifo_of_its_capacity() {
     assert!(engine::check(&prog, Mode::CartesianExc, &CheckOptions::default()).is_ok());
 }
 
+/// `weft check` on the DVE text `src` written to `path`: must exit 2; the
+/// message.
+fn refused(path: &std::path::Path, src: &str) -> String {
+    std::fs::write(path, src).unwrap();
+    let out = Command::cargo_bin("weft")
+        .unwrap()
+        .args(["check", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}: {err}", path.display());
+    err
+}
+
 #[test]
 fn unsupported_constructs_are_refused_with_line_and_column() {
     let dir = common::temp_dir("dve-unsupported");
@@ -236,15 +250,7 @@ fn unsupported_constructs_are_refused_with_line_and_column() {
             "unsupported: a reference to another process in an expression (line 2, column 52)",
         ),
     ] {
-        let path = dir.join(name);
-        std::fs::write(&path, src).unwrap();
-        let out = Command::cargo_bin("weft")
-            .unwrap()
-            .args(["check", path.to_str().unwrap()])
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{name}");
-        let err = String::from_utf8(out.stderr).unwrap();
+        let err = refused(&dir.join(name), src);
         assert!(err.contains(expected), "{name}: {err}");
     }
 }
@@ -288,15 +294,7 @@ fn dve_errors_found_after_translation_point_at_the_dve_source() {
             "states.dve:1:22",
         ),
     ] {
-        let path = dir.join(name);
-        std::fs::write(&path, src).unwrap();
-        let out = Command::cargo_bin("weft")
-            .unwrap()
-            .args(["check", path.to_str().unwrap()])
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{name}");
-        let err = String::from_utf8(out.stderr).unwrap();
+        let err = refused(&dir.join(name), src);
         assert!(err.contains(expected) && err.contains(at), "{name}: {err}");
         assert!(
             !err.contains("threads["),

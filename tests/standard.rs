@@ -147,6 +147,20 @@ fn memory_budget_ends_in_unknown_with_exit_3() {
     assert!(text.contains("memory budget of 1 MiB exhausted"), "{text}");
 }
 
+/// The trace of the model error that `standard` must find in `model`.
+fn model_error_trace(model: &serde_json::Value) -> weft::trace::Trace {
+    let prog = common::load_value(model);
+    let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
+    assert_eq!(r.verdict(), Verdict::Unsafe);
+    let me = r
+        .outcomes
+        .into_iter()
+        .find(|o| o.property == engine::MODEL_ERRORS)
+        .unwrap();
+    assert_eq!(me.verdict, Verdict::Unsafe);
+    me.trace.unwrap()
+}
+
 #[test]
 fn run_time_model_errors_are_reported_with_a_trace() {
     let model = serde_json::json!({
@@ -158,15 +172,7 @@ fn run_time_model_errors_are_reported_with_a_trace() {
         ],
         "properties": [{"name": "never", "error": "false"}]
     });
-    let prog = common::load_value(&model);
-    let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
-    let me = r
-        .outcomes
-        .iter()
-        .find(|o| o.property == engine::MODEL_ERRORS)
-        .unwrap();
-    assert_eq!(me.verdict, Verdict::Unsafe);
-    let trace = me.trace.as_ref().unwrap();
+    let trace = model_error_trace(&model);
     assert!(
         trace
             .failure
@@ -178,7 +184,6 @@ fn run_time_model_errors_are_reported_with_a_trace() {
     );
     // a decrements x twice (2 -> 1 -> 0, via t -> s in between): 3 steps.
     assert_eq!(trace.steps.len(), 3);
-    assert_eq!(r.verdict(), Verdict::Unsafe);
 }
 
 #[test]
@@ -251,15 +256,7 @@ fn index_and_range_errors_are_model_errors_with_shortest_traces() {
             "threads": [{"name": "t", "start": "s", "transitions": [{"from": "s", "to": "s", "do": step, "label": "step"}]}],
             "properties": [{"name": "never", "error": "false"}]
         });
-        let prog = common::load_value(&model);
-        let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
-        let me = r
-            .outcomes
-            .iter()
-            .find(|o| o.property == engine::MODEL_ERRORS)
-            .unwrap();
-        assert_eq!(me.verdict, Verdict::Unsafe, "{step}");
-        let trace = me.trace.as_ref().unwrap();
+        let trace = model_error_trace(&model);
         let failure = trace.failure.as_deref().unwrap();
         assert!(failure.contains(words), "{step}: {failure}");
         // Two successful steps, then the third fails in the last state.
