@@ -263,3 +263,59 @@ fn index_and_range_errors_are_model_errors_with_shortest_traces() {
         assert_eq!(trace.steps.len(), len - 1, "{step}");
     }
 }
+
+/// The reachable state count by the plainest search there is: a queue and
+/// a hash set of unpacked states, one thread step at a time.
+fn naive_count(prog: &weft::program::Program) -> usize {
+    let mut exp = weft::program::Explorer::new(prog);
+    let mut seen = std::collections::HashSet::new();
+    let mut queue = std::collections::VecDeque::new();
+    for (g, ls) in exp.initial_states() {
+        let s: Vec<u32> = std::iter::once(g).chain(ls).collect();
+        if seen.insert(s.clone()) {
+            queue.push_back(s);
+        }
+    }
+    while let Some(s) = queue.pop_front() {
+        for t in 0..prog.threads.len() {
+            for st in &exp.successors(t, s[0], s[1 + t]).steps {
+                let mut next = s.clone();
+                next[0] = st.g;
+                next[1 + t] = st.l;
+                if seen.insert(next.clone()) {
+                    queue.push_back(next);
+                }
+            }
+        }
+    }
+    seen.len()
+}
+
+#[test]
+fn shipped_model_counts_match_a_naive_search_with_any_number_of_jobs() {
+    let mut checked = 0;
+    let beem = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/beem/dve");
+    // Two BEEM instances have levels large enough for both workers, and
+    // many (thread, g, l) met for the first time (deferred successors).
+    let paths = std::fs::read_dir(common::models_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .chain([beem.join("peterson.3.dve"), beem.join("at.1.dve")]);
+    for path in paths {
+        let mut prog =
+            weft::model::load_any(&path, &[], None).unwrap_or_else(|d| panic!("{}", d.render()));
+        // No property: the whole state space, not a search that stops early.
+        prog.properties.clear();
+        let expected = naive_count(&prog) as u64;
+        for jobs in [1, 2] {
+            assert_eq!(
+                stat(&run(&prog, jobs), "states"),
+                expected,
+                "{} with --jobs {jobs}",
+                path.display()
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 10, "only {checked} models");
+}
