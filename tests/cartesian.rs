@@ -164,3 +164,33 @@ fn show_invariant_json_has_products_and_exceptions() {
     assert_eq!(line["invariant"]["exceptions"].as_array().unwrap().len(), 3);
     assert_eq!(line["invariant"]["exceptions"][0]["threads"][0][0], "B");
 }
+
+#[test]
+fn a_round_posts_only_the_local_stores_that_are_new() {
+    // Two threads each count c from 0 to K, one step at a time. Every step
+    // grows X(g) by one local store; a round that re-posted the whole
+    // product would post about K²/2 steps per thread, the semi-naive one
+    // posts each of the 2K steps (one per local store c < K) once.
+    let k = 300;
+    let prog = common::load_value(&serde_json::json!({
+        "format": "weft/1",
+        "name": "chain",
+        "globals": {"g": {"type": "int", "min": 0, "max": 1, "init": 0}},
+        "threads": [{
+            "name": "p", "count": 2, "start": "a",
+            "locals": {"c": {"type": "int", "min": 0, "max": k, "init": 0}},
+            "transitions": [{"from": "a", "to": "a", "when": "c < 300", "do": "c := c + 1"}]
+        }],
+        "properties": [{"name": "both-done", "error": "count(p: c == 300) >= 2"}]
+    }));
+    let r = engine::check(&prog, Mode::CartesianExc, &CheckOptions::default()).unwrap();
+    assert_eq!(r.verdict(), Verdict::Unknown);
+    assert_eq!(
+        r.stats.get("states").and_then(|v| v.as_u64()),
+        Some(2 * (k + 1))
+    );
+    assert_eq!(
+        r.stats.get("transitions").and_then(|v| v.as_u64()),
+        Some(2 * k)
+    );
+}

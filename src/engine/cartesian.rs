@@ -11,7 +11,7 @@
 //! from E's maximized antichain by Prop. 8 (see `exceptions::Relevant`).
 //! post(γ_E ∘ γ_cart X) = post(γ_cart X) ∪ post(E); E is constant, so post(E)
 //! is computed once. A worklist of global stores re-processes only the g
-//! whose product grew.
+//! whose product grew, and only what grew (see `Cartesian::round`).
 
 use super::exceptions::{BitSet, ExceptionSet, Product, Removals, Subtraction};
 use super::{Budget, CheckOptions, abstract_model_error_outcome, selected_properties};
@@ -175,7 +175,10 @@ impl<'p> Cartesian<'p> {
                 self.post_product(g, c, &mut queue);
             }
         }
-        // The fixpoint over X.
+        // The fixpoint over X, semi-naively: a round of g posts the steps of
+        // the local stores new in X(g) and, for the old ones, only what the
+        // growth of the other components changes.
+        let mut posted: FxHashMap<u32, Posted> = FxHashMap::default();
         while let Some(g) = queue.pop() {
             if let Some(why) = budget.exceeded(self.posts as usize) {
                 self.stopped = Some(why);
@@ -183,7 +186,68 @@ impl<'p> Cartesian<'p> {
             }
             self.rounds += 1;
             let base = self.x[&g].clone();
-            self.post_product(g, &base, &mut queue);
+            let mut done = posted.remove(&g).unwrap_or_else(|| Posted::new(&base));
+            self.round(g, &base, &mut done, &mut queue);
+            done.base = base;
+            posted.insert(g, done);
+        }
+    }
+
+    /// One round of g with X(g) = base, after rounds that posted
+    /// `done.base`. The contribution of thread i's step l -> (g', l') is
+    /// α_c(base[i := {l'}] \ E(g')): it depends on the components j ≠ i
+    /// and l' only, so an old l needs posting again only when another
+    /// component grew, and then, where E(g') is empty, only those
+    /// components need copying into X(g').
+    fn round(&mut self, g: u32, base: &Product, done: &mut Posted, queue: &mut Worklist) {
+        let n = base.len();
+        let grown: Vec<bool> = (0..n)
+            .map(|j| base[j].len() != done.base[j].len())
+            .collect();
+        let mut subtractions: FxHashMap<u32, Subtraction> = FxHashMap::default();
+        for i in 0..n {
+            if (0..n).any(|j| j != i && grown[j]) {
+                for &g2 in &done.plain[i] {
+                    self.posts += 1;
+                    join_others(&mut self.x, queue, g2, base, i);
+                }
+                for &(g2, l2) in &done.excepted[i] {
+                    self.posts += 1;
+                    let sub = subtractions
+                        .entry(g2)
+                        .or_insert_with(|| self.exceptions.subtraction(base, g2));
+                    if let Some(rm) = sub.subtract(base, Some((i, l2))) {
+                        join(&mut self.x, queue, g2, base, Some((i, l2)), &rm);
+                    }
+                }
+            }
+            for l in base[i].iter().filter(|&l| !done.base[i].contains(l)) {
+                let succs = self.exp.successors(i, g, l);
+                if let (Some((_, msg)), None) = (&succs.error, &self.model_error) {
+                    self.model_error = Some((i, g, l, msg.clone()));
+                }
+                for s in &succs.steps {
+                    if self.exceptions.by_global.contains_key(&s.g) {
+                        if !done.excepted[i].insert((s.g, s.l)) {
+                            continue; // posted from this base already
+                        }
+                        self.posts += 1;
+                        let sub = subtractions
+                            .entry(s.g)
+                            .or_insert_with(|| self.exceptions.subtraction(base, s.g));
+                        if let Some(rm) = sub.subtract(base, Some((i, s.l))) {
+                            join(&mut self.x, queue, s.g, base, Some((i, s.l)), &rm);
+                        }
+                    } else if s.g == g || !done.plain[i].insert(s.g) {
+                        // The other components of base are in X(s.g) already.
+                        self.posts += 1;
+                        join_local(&mut self.x, queue, s.g, i, s.l);
+                    } else {
+                        self.posts += 1;
+                        join(&mut self.x, queue, s.g, base, Some((i, s.l)), &Vec::new());
+                    }
+                }
+            }
         }
     }
 
@@ -339,6 +403,58 @@ impl Worklist {
         let g = self.queue.pop_front()?;
         self.queued.remove(&g);
         Some(g)
+    }
+}
+
+/// What the rounds of one global store g have posted so far.
+struct Posted {
+    /// X(g) as the last round saw it.
+    base: Product,
+    /// Per thread i: the stores g' ≠ g without exceptions that i's steps
+    /// from `base` reach. Their contribution is base[i := {l'}] itself.
+    plain: Vec<FxHashSet<u32>>,
+    /// Per thread i: the steps' targets (g', l') where E(g') is not empty.
+    excepted: Vec<FxHashSet<(u32, u32)>>,
+}
+
+impl Posted {
+    /// Nothing posted yet: an empty base of the same widths.
+    fn new(like: &Product) -> Posted {
+        Posted {
+            base: like.iter().map(BitSet::cleared).collect(),
+            plain: vec![FxHashSet::default(); like.len()],
+            excepted: vec![FxHashSet::default(); like.len()],
+        }
+    }
+}
+
+/// X(g)_i ⊔= {l}, where X(g) exists; re-queues g when it grew.
+fn join_local(x: &mut FxHashMap<u32, Product>, queue: &mut Worklist, g: u32, i: usize, l: u32) {
+    if let Some(target) = x.get_mut(&g)
+        && target[i].insert(l)
+    {
+        queue.push(g);
+    }
+}
+
+/// X(g)_j ⊔= base_j for every j ≠ i, where X(g) exists; re-queues g when
+/// it grew.
+fn join_others(
+    x: &mut FxHashMap<u32, Product>,
+    queue: &mut Worklist,
+    g: u32,
+    base: &Product,
+    i: usize,
+) {
+    let Some(target) = x.get_mut(&g) else { return };
+    let mut grew = false;
+    for (j, (t, b)) in target.iter_mut().zip(base).enumerate() {
+        if j != i {
+            grew |= t.union_with(b);
+        }
+    }
+    if grew {
+        queue.push(g);
     }
 }
 
