@@ -38,6 +38,12 @@ fn run(cli: Cli) -> Result<u8, String> {
                 eprintln!("warning: {w}");
             }
             let mode = mode_of(args.mode);
+            if args.exceptions.is_some() && mode != Mode::CartesianExc {
+                eprintln!(
+                    "warning: --exceptions is used by cartesian-exc only; mode {} ignores it",
+                    mode.name()
+                );
+            }
             let opts = CheckOptions {
                 properties: args.properties,
                 max_states: args.max_states.map(|m| m as usize),

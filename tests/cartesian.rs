@@ -194,3 +194,42 @@ fn a_round_posts_only_the_local_stores_that_are_new() {
         Some(2 * k)
     );
 }
+
+#[test]
+fn a_budget_stops_the_instantiation_of_a_large_exception_set() {
+    // 2 × 51 × 51 global stores; the entry gives n products at each of the
+    // 2601 with lck = 1: 52,020 products, far more than the budget allows.
+    let prog = common::load_value(&serde_json::json!({
+        "format": "weft/1",
+        "name": "wide-globals",
+        "globals": {
+            "lck": {"type": "int", "min": 0, "max": 1, "init": 0},
+            "a": {"type": "int", "min": 0, "max": 50, "init": 0},
+            "b": {"type": "int", "min": 0, "max": 50, "init": 0}
+        },
+        "threads": [{
+            "name": "p", "count": 20, "start": "A",
+            "transitions": [
+                {"from": "A", "to": "C", "when": "lck == 0", "do": "lck := 1"},
+                {"from": "C", "to": "A", "do": "lck := 0"}
+            ]
+        }],
+        "properties": [{"name": "mutex", "error": "count(p: @C) >= 2"}],
+        "exceptions": [{"when": "lck == 1", "one": "@C", "others": "@A"}]
+    }));
+    let opts = CheckOptions {
+        max_states: Some(1000),
+        ..Default::default()
+    };
+    let r = engine::check(&prog, Mode::CartesianExc, &opts).unwrap();
+    assert_eq!(r.verdict(), Verdict::Unknown);
+    let reason = &r.outcomes[0].reason;
+    assert!(
+        reason.contains("while instantiating the exception entries"),
+        "{reason}"
+    );
+    assert_eq!(r.stats.get("transitions").and_then(|v| v.as_u64()), Some(0));
+    // Without the budget the same model is proved.
+    let r = engine::check(&prog, Mode::CartesianExc, &CheckOptions::default()).unwrap();
+    assert_eq!(r.verdict(), Verdict::Safe);
+}

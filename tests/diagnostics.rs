@@ -953,6 +953,12 @@ fn error_and_exceptions_options_go_together() {
         text.contains("error: UNSAFE") && !text.contains("mutex"),
         "{text}"
     );
+    // Only cartesian-exc reads an exception set: other modes say so.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("warning: --exceptions is used by cartesian-exc only; mode standard ignores it"),
+        "{stderr}"
+    );
     // A DVE model takes an exception file too.
     let dve = models.join("tests/data/beem/dve/fischer.1.dve");
     let out = Command::cargo_bin("weft")

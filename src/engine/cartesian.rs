@@ -93,6 +93,8 @@ impl<'p> Cartesian<'p> {
         opts: &CheckOptions,
     ) -> Result<Cartesian<'p>, String> {
         let (mut exp, universe) = Cartesian::explorer(prog)?;
+        let budget = Budget::new(opts);
+        let mut stopped = None;
         let exceptions = match source {
             Exceptions::States(states) => {
                 let ids: Vec<(u32, Vec<u32>)> = states
@@ -122,8 +124,21 @@ impl<'p> Cartesian<'p> {
                     format!("the exception entries range over more than {MAX_GLOBALS} global stores; restrict the model's globals")
                 })?;
                 let gs: Vec<u32> = stores.iter().map(|s| exp.globals.intern(s)).collect();
-                ExceptionSet::from_entries(&exp, &gs, &universe)
-                    .map_err(|e| format!("evaluating the exception set: {}", e.0))?
+                let mut stop = |products| budget.exceeded_now(products, usize::MAX);
+                let (set, why) = ExceptionSet::from_entries(&exp, &gs, &universe, &mut stop)
+                    .map_err(|e| format!("evaluating the exception set: {}", e.0))?;
+                match why {
+                    // A partial E decides nothing: it is dropped.
+                    Some(why) => {
+                        stopped = Some(format!(
+                            "{why} while instantiating the exception entries ({} products over {} global stores so far)",
+                            set.size(),
+                            set.by_global.len()
+                        ));
+                        ExceptionSet::default()
+                    }
+                    None => set,
+                }
             }
         };
         let mut c = Cartesian {
@@ -134,16 +149,17 @@ impl<'p> Cartesian<'p> {
             model_error: None,
             posts: 0,
             rounds: 0,
-            stopped: None,
+            stopped,
         };
-        c.run(opts);
+        if c.stopped.is_none() {
+            c.run(&budget);
+        }
         Ok(c)
     }
 
-    fn run(&mut self, opts: &CheckOptions) {
+    fn run(&mut self, budget: &Budget) {
         let prog = self.exp.prog;
         let n = prog.threads.len();
-        let budget = Budget::new(opts);
         let mut queue = Worklist::default();
         // init: per initial global store, the product of initial local sets.
         let init_g: Vec<u32> = prog
@@ -172,6 +188,10 @@ impl<'p> Cartesian<'p> {
         for g in eg {
             let products = self.exceptions.products(g).to_vec();
             for c in &products {
+                if let Some(why) = budget.exceeded_now(self.posts as usize, usize::MAX) {
+                    self.stopped = Some(format!("{why} while computing the successors of E"));
+                    return;
+                }
                 self.post_product(g, c, &mut queue);
             }
         }
@@ -180,7 +200,7 @@ impl<'p> Cartesian<'p> {
         // growth of the other components changes.
         let mut posted: FxHashMap<u32, Posted> = FxHashMap::default();
         while let Some(g) = queue.pop() {
-            if let Some(why) = budget.exceeded(self.posts as usize) {
+            if let Some(why) = budget.exceeded_now(self.posts as usize, usize::MAX) {
                 self.stopped = Some(why);
                 return;
             }

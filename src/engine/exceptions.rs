@@ -141,16 +141,24 @@ impl ExceptionSet {
     /// Builds E from the model's exception entries. `all_globals` are the
     /// global stores over which entries are instantiated (interned in `exp`);
     /// `universe[t]` is the number of local stores of thread t's template.
+    /// `stop` is asked, with the number of products so far, after each
+    /// global store; when it answers `Some(reason)` the instantiation ends
+    /// there and the reason is returned beside the partial set.
     pub fn from_entries(
         exp: &Explorer,
         all_globals: &[u32],
         universe: &[usize],
-    ) -> Result<ExceptionSet, EvalError> {
+        stop: &mut dyn FnMut(usize) -> Option<String>,
+    ) -> Result<(ExceptionSet, Option<String>), EvalError> {
         let prog = exp.prog;
         let n = prog.threads.len();
         let mut set = ExceptionSet::default();
+        let mut products_so_far = 0;
         for entry in &prog.exceptions {
             for &g in all_globals {
+                if let Some(why) = stop(products_so_far) {
+                    return Ok((set, Some(why)));
+                }
                 let gs = exp.globals.get(g);
                 if let Some(w) = &entry.when
                     && w.eval(&Ctx::global(gs, None))? == 0
@@ -203,11 +211,12 @@ impl ExceptionSet {
                         }
                     }
                 }
+                products_so_far += products.len();
                 set.by_global.entry(g).or_default().extend(products);
             }
         }
         set.maximize();
-        Ok(set)
+        Ok((set, None))
     }
 
     /// E from explicit states `(g, l_1..l_n)` (tests: E = the reachable set).
