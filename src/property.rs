@@ -204,17 +204,54 @@ const MAX_VECTORS: usize = 1 << 20;
 impl Decider {
     pub fn new(prog: &Program, error: &CExpr) -> Result<Decider, Undecidable> {
         let d = Decider::split(prog, error);
+        // The witness search tracks the joint values of all terms: each
+        // count up to its cap, and per named instance the values its atoms
+        // can take together (at most its template's local stores).
         let mut bound: f64 = 1.0;
+        let mut per_instance: FxHashMap<usize, f64> = FxHashMap::default();
+        let (mut counts, mut atoms) = (0, Vec::new());
         for t in &d.terms {
-            bound *= match t {
-                Term::Count { cap, .. } => (*cap + 1) as f64,
-                Term::Inst { .. } => 1.0,
-            };
+            match t {
+                Term::Count { cap, .. } => {
+                    counts += 1;
+                    bound *= (*cap + 1) as f64;
+                }
+                Term::Inst { thread, value } => {
+                    atoms.push(*thread);
+                    *per_instance.entry(*thread).or_insert(1.0) *=
+                        inst_values(prog, *thread, value);
+                }
+            }
+        }
+        for (t, values) in per_instance {
+            bound *= values.min(local_stores(prog, t));
         }
         if bound > MAX_VECTORS as f64 {
+            atoms.sort_unstable();
+            atoms.dedup();
+            let mut names: Vec<&str> = atoms
+                .iter()
+                .take(3)
+                .map(|&t| prog.threads[t].name.as_str())
+                .collect();
+            if atoms.len() > 3 {
+                names.push("…");
+            }
+            let what = match (counts, atoms.len()) {
+                (c, 0) => format!("{c} count(...) term(s)"),
+                (0, _) => format!(
+                    "atoms of {} named instances ({})",
+                    atoms.len(),
+                    names.join(", ")
+                ),
+                (c, _) => format!(
+                    "{c} count(...) term(s) and atoms of {} named instances ({})",
+                    atoms.len(),
+                    names.join(", ")
+                ),
+            };
             return Err(Undecidable(format!(
-                "the predicate combines {} counts whose values would have to be tracked jointly ({bound:.0} combinations); compare each count with a constant, or use --mode standard",
-                d.terms.len()
+                "the predicate combines {what} whose values would have to be tracked jointly (up to {bound:.0} combinations per global store); split it into several properties, compare each count with a constant, or use --mode standard"
             )));
         }
         Ok(d)
@@ -303,7 +340,9 @@ impl Decider {
                     }
                     if !next_index.contains_key(&w) {
                         if next_vectors.len() >= MAX_VECTORS {
-                            return Err(EvalError("the property's decision procedure exceeded its bound; use --mode standard".into()));
+                            return Err(EvalError(format!(
+                                "the property's decision procedure tracked more than {MAX_VECTORS} combinations of count(...) and named-instance values at one global store; split the property, or use --mode standard"
+                            )));
                         }
                         next_index.insert(w.clone(), next_vectors.len());
                         next_vectors.push(w);
@@ -333,6 +372,35 @@ impl Decider {
         }
         Ok(None)
     }
+}
+
+/// How many values a named-instance atom of thread t can take.
+fn inst_values(prog: &Program, t: usize, value: &CExpr) -> f64 {
+    let tpl = prog.template_of(t);
+    let slot = match value {
+        CExpr::Local(slot) => *slot,
+        CExpr::LocalCell(base, ..) => *base,
+        _ => return 2.0, // `@L`: true or false
+    };
+    if slot == 0 {
+        return tpl.locations.len() as f64;
+    }
+    tpl.locals
+        .vars
+        .iter()
+        .find(|v| (v.slot..v.slot + v.len.unwrap_or(1)).contains(&slot))
+        .map_or(f64::INFINITY, |v| (v.domain.max - v.domain.min + 1) as f64)
+}
+
+/// How many local stores thread t's template has (as the domains allow).
+fn local_stores(prog: &Program, t: usize) -> f64 {
+    let tpl = prog.template_of(t);
+    tpl.locals
+        .vars
+        .iter()
+        .fold(tpl.locations.len() as f64, |acc, v| {
+            acc * ((v.domain.max - v.domain.min + 1) as f64).powi(v.len.unwrap_or(1) as i32)
+        })
 }
 
 /// Replaces thread-dependent subexpressions by `Term` references.

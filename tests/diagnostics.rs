@@ -956,7 +956,9 @@ fn error_and_exceptions_options_go_together() {
     // Only cartesian-exc reads an exception set: other modes say so.
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("warning: --exceptions is used by cartesian-exc only; mode standard ignores it"),
+        stderr.contains(
+            "warning: --exceptions is used by cartesian-exc only; mode standard ignores it"
+        ),
         "{stderr}"
     );
     // A DVE model takes an exception file too.

@@ -237,3 +237,43 @@ fn a_run_time_error_reachable_only_in_the_abstraction_is_an_alarm() {
         assert!(w.globals.iter().any(|(k, v)| k == "x" && v == 2), "{w:?}");
     }
 }
+
+/// `check` on lock(24, 1) with `error` as its only property.
+fn check_lock_24(mode: Mode, error: &str) -> Result<weft::report::RunReport, String> {
+    let mut m = weft::bench::generate::lock(24, 1);
+    m["properties"] = serde_json::json!([{"name": "e", "error": error}]);
+    engine::check(&common::load_value(&m), mode, &CheckOptions::default())
+}
+
+#[test]
+fn predicates_too_large_to_decide_are_refused_naming_their_form() {
+    let atoms = |k: usize| {
+        (1..=k)
+            .map(|i| format!("p[{i}]@crit"))
+            .collect::<Vec<_>>()
+            .join(" && ")
+    };
+    // A few two-valued atoms are decided (thread-modular cannot prove
+    // lock(n, m), cartesian-exc can).
+    for (mode, verdict) in [
+        (Mode::ThreadModular, Verdict::Unknown),
+        (Mode::CartesianExc, Verdict::Safe),
+    ] {
+        let r = check_lock_24(mode, &atoms(5)).unwrap();
+        assert_eq!(r.outcomes[0].verdict, verdict, "{mode:?}");
+    }
+    // 21 (2^21 combinations, over the bound of 2^20) are refused before
+    // any work, naming the form.
+    for mode in [Mode::ThreadModular, Mode::CartesianExc] {
+        let e = check_lock_24(mode, &atoms(21)).unwrap_err();
+        assert!(
+            e.contains("atoms of 21 named instances (p[1], p[2], p[3], …)")
+                && e.contains("2097152 combinations"),
+            "{e}"
+        );
+    }
+    // Counts compared with each other must be tracked exactly: 25^5.
+    let counts = "count(p: @l1_1) == count(p: @l2_1) + count(p: @l3_1) + count(p: @crit) + count(p: @l1_1 || @l2_1)";
+    let e = check_lock_24(Mode::ThreadModular, counts).unwrap_err();
+    assert!(e.contains("5 count(...) term(s)"), "{e}");
+}
