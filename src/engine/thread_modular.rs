@@ -41,6 +41,8 @@ pub struct ThreadModular<'p> {
     /// All guarantee edges by source: g -> [(thread, g')].
     guar_from: FxHashMap<u32, Vec<(u32, u32)>>,
     worklist: VecDeque<(u32, u32, u32)>,
+    /// |R|, kept as facts are added (the budget reads it per fact).
+    reach_count: usize,
     /// First run-time model error met by a thread step: (thread, g, l, message).
     pub model_error: Option<(usize, u32, u32, String)>,
     pub rule_applications: u64,
@@ -65,6 +67,7 @@ impl<'p> ThreadModular<'p> {
             guarantee: vec![FxHashSet::default(); n],
             guar_from: FxHashMap::default(),
             worklist: VecDeque::new(),
+            reach_count: 0,
             model_error: None,
             rule_applications: 0,
             stopped: None,
@@ -76,7 +79,7 @@ impl<'p> ThreadModular<'p> {
             }
         }
         while let Some((t, g, l)) = tm.worklist.pop_front() {
-            if let Some(why) = budget.exceeded(tm.reach_size()) {
+            if let Some(why) = budget.exceeded(tm.reach_count) {
                 tm.stopped = Some(why);
                 break;
             }
@@ -89,6 +92,7 @@ impl<'p> ThreadModular<'p> {
         self.rule_applications += 1;
         if let std::collections::hash_map::Entry::Vacant(v) = self.reach[t].entry((g, l)) {
             v.insert(origin);
+            self.reach_count += 1;
             self.reach_by_g[t].entry(g).or_default().push(l);
             self.worklist.push_back((t as u32, g, l));
         }
@@ -113,16 +117,16 @@ impl<'p> ThreadModular<'p> {
             );
             self.add_guarantee(t, g, s.g);
         }
-        // (AG ENV): steps of other threads from this global store.
-        if let Some(edges) = self.guar_from.get(&g) {
-            let edges: Vec<(u32, u32)> = edges
-                .iter()
-                .filter(|(e, g2)| *e as usize != t && *g2 != g)
-                .copied()
-                .collect();
-            for (e, g2) in edges {
-                self.add_reach(t, g2, l, Origin::Env { g, by: e });
+        // (AG ENV): steps of other threads from this global store. The
+        // edges are taken out while facts are added (adding R facts never
+        // adds guarantee edges), to avoid copying them.
+        if let Some(edges) = self.guar_from.remove(&g) {
+            for &(e, g2) in &edges {
+                if e as usize != t && g2 != g {
+                    self.add_reach(t, g2, l, Origin::Env { g, by: e });
+                }
             }
+            self.guar_from.insert(g, edges);
         }
     }
 
@@ -139,10 +143,12 @@ impl<'p> ThreadModular<'p> {
             if t == e {
                 continue;
             }
-            if let Some(ls) = self.reach_by_g[t].get(&g) {
-                for l in ls.clone() {
+            // Taken out while facts at g2 ≠ g are added, to avoid a copy.
+            if let Some(ls) = self.reach_by_g[t].remove(&g) {
+                for &l in &ls {
                     self.add_reach(t, g2, l, Origin::Env { g, by: e as u32 });
                 }
+                self.reach_by_g[t].insert(g, ls);
             }
         }
     }
@@ -174,7 +180,7 @@ impl<'p> ThreadModular<'p> {
     }
 
     pub fn reach_size(&self) -> usize {
-        self.reach.iter().map(|r| r.len()).sum()
+        self.reach_count
     }
 
     pub fn guarantee_size(&self) -> usize {
