@@ -72,27 +72,36 @@ pub struct BenchArgs {
     #[arg(long = "model", value_name = "FILE", num_args = 1..)]
     pub models: Vec<PathBuf>,
     /// Thread counts n (comma list), e.g. 10,20,30.
-    #[arg(long, value_delimiter = ',', value_name = "N,...")]
+    #[arg(long, value_delimiter = ',', value_name = "N,...", value_parser = at_least_one)]
     pub threads: Vec<u32>,
     /// Critical sections per thread m (comma list; lock only; default 1).
-    #[arg(long, value_delimiter = ',', value_name = "M,...")]
+    #[arg(long, value_delimiter = ',', value_name = "M,...", value_parser = at_least_one)]
     pub sections: Vec<u32>,
     /// Modes (comma list); default all three.
     #[arg(long, value_enum, value_delimiter = ',', value_name = "MODE,...")]
     pub modes: Vec<ModeArg>,
     /// Runs per point; the report gives min, median and max.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = at_least_one)]
     pub repeat: u32,
     /// Per-run timeout in seconds (the harness kills a child one second later).
-    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS", value_parser = positive_seconds)]
     pub timeout: f64,
     /// Per-run memory budget in MiB.
-    #[arg(long, default_value_t = 4096, value_name = "MIB")]
+    #[arg(long, default_value_t = 4096, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_memory: u64,
+    /// Per-run state budget (`weft check --max-states`); default none.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_states: Option<u64>,
+    /// Worker threads of standard's search in each run (`weft check
+    /// --jobs`; default: one per core, as for `weft check`). Recorded in the
+    /// report.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
     /// Output folder for report.json, report.md and time_vs_threads.svg.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
-    /// No progress on stderr.
+    /// No progress on stderr (also quiet when CI is set or stderr is not a
+    /// terminal).
     #[arg(long)]
     pub quiet: bool,
 }
@@ -166,19 +175,23 @@ pub struct CheckArgs {
 pub enum GenFamily {
     /// The lock schema: n threads, m critical sections each.
     Lock {
-        #[arg(long)]
+        /// Number of threads n (at least 1).
+        #[arg(long, value_parser = at_least_one)]
         threads: u32,
-        #[arg(long)]
+        /// Critical sections per thread m (at least 1).
+        #[arg(long, value_parser = at_least_one)]
         sections: u32,
     },
     /// Simple(n) of the thread-modular paper.
     Simple {
-        #[arg(long)]
+        /// Number of threads n (at least 1).
+        #[arg(long, value_parser = at_least_one)]
         threads: u32,
     },
     /// Simple(n) with a boolean mutex.
     SimpleBool {
-        #[arg(long)]
+        /// Number of threads n (at least 1).
+        #[arg(long, value_parser = at_least_one)]
         threads: u32,
     },
     /// Peterson's algorithm with the paper's exception set (models/peterson.json).
@@ -201,6 +214,32 @@ pub enum Format {
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Show {
     Invariant,
+}
+
+/// A count that must be at least 1 (`--threads`, `--sections`,
+/// `--repeat`): clap reports `invalid value '0' for '--threads <THREADS>':
+/// must be at least 1` and exits 2.
+fn at_least_one(s: &str) -> Result<u32, String> {
+    let v: u32 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected a whole number of at least 1, found `{s}`"))?;
+    if v == 0 {
+        return Err("must be at least 1".into());
+    }
+    Ok(v)
+}
+
+/// A positive, finite number of seconds (`weft bench --timeout`).
+fn positive_seconds(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected a number of seconds, found `{s}`"))?;
+    if !(v.is_finite() && v > 0.0) {
+        return Err("must be a positive number of seconds".into());
+    }
+    Ok(v)
 }
 
 fn parse_param(s: &str) -> Result<(String, i64), String> {

@@ -83,10 +83,8 @@ fn run(cli: Cli) -> Result<u8, String> {
         }
         Command::Gen { family } => {
             let model = match family {
+                // clap refuses 0 threads or sections (exit 2).
                 GenFamily::Lock { threads, sections } => {
-                    if threads == 0 || sections == 0 {
-                        return Err("error: --threads and --sections must be at least 1".into());
-                    }
                     weft::bench::generate::lock(threads, sections)
                 }
                 GenFamily::Simple { threads } => weft::bench::generate::simple(threads, false),
@@ -211,7 +209,14 @@ fn bench(args: BenchArgs) -> Result<u8, String> {
         limits: weft::bench::harness::Limits {
             timeout_s: args.timeout,
             max_memory_mib: args.max_memory,
+            max_states: args.max_states,
         },
+        // The default of `weft check --jobs`: one worker per core.
+        jobs: args.jobs.unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| u16::try_from(n.get()).unwrap_or(u16::MAX))
+                .unwrap_or(1)
+        }),
         out: args.out,
         quiet: args.quiet,
         preset: args.preset.map(|_| "fig4".to_string()),
@@ -224,7 +229,7 @@ fn bench(args: BenchArgs) -> Result<u8, String> {
         .iter()
         .filter(|r| r.status == weft::bench::harness::Status::Error)
         .collect();
-    if !args.quiet {
+    if weft::bench::progress::shown(args.quiet) {
         let files: Vec<String> = outcome
             .files
             .iter()

@@ -284,6 +284,18 @@ fn bench_usage_errors_exit_2() {
         .output()
         .unwrap();
     assert_eq!(run.status.code(), Some(2));
+    for args in [
+        ["gen", "lock", "--threads", "0", "--sections", "1"],
+        ["gen", "lock", "--threads", "2", "--sections", "0"],
+        ["gen", "simple", "--threads", "0", "", ""],
+    ] {
+        let args: Vec<&str> = args.into_iter().filter(|a| !a.is_empty()).collect();
+        let run = weft().args(&args).output().unwrap();
+        assert_eq!(run.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert!(err.contains("must be at least 1"), "{args:?}: {err}");
+        assert!(run.stdout.is_empty(), "{args:?}");
+    }
 }
 
 #[test]
@@ -317,4 +329,156 @@ fn gen_peterson_is_the_shipped_model_and_has_20_states() {
     };
     assert_eq!(states(&path), (20, "safe".to_string()));
     assert_eq!(states(&path), states(&shipped_path));
+}
+
+#[test]
+fn bench_records_a_state_budget_and_skips_larger_n_naming_it() {
+    let out = tempfile::tempdir().unwrap();
+    // lock(2, 1) has 12 states and lock(3, 1) 32: a budget of 20 states
+    // stops n = 3, and n = 4 is not run.
+    let run = weft()
+        .args([
+            "bench",
+            "--family",
+            "lock",
+            "--threads",
+            "2,3,4",
+            "--modes",
+            "standard",
+            "--max-states",
+            "20",
+            "--jobs",
+            "1",
+            "--repeat",
+            "1",
+            "--quiet",
+            "--out",
+        ])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let report = read_json(&out.path().join("report.json"));
+    assert_eq!(report["settings"]["max_states"], 20, "{report}");
+    assert_eq!(report["settings"]["jobs"], 1, "{report}");
+    let records = report["records"].as_array().unwrap();
+    let (n2, n3, n4) = (
+        record(records, "standard", 2),
+        record(records, "standard", 3),
+        record(records, "standard", 4),
+    );
+    assert_eq!(
+        (n2["verdict"].as_str(), n2["stop"].as_str()),
+        (Some("safe"), None),
+        "{n2}"
+    );
+    assert_eq!(
+        n2["jobs"], 1,
+        "the child reports the --jobs it was given: {n2}"
+    );
+    assert_eq!(n3["verdict"], "budget", "{n3}");
+    assert_eq!(n3["stop"], "states", "{n3}");
+    assert!(!n3["killed_by_harness"].as_bool().unwrap(), "{n3}");
+    assert_eq!(n4["verdict"], "skipped", "{n4}");
+    assert_eq!(n4["stop"], "states", "{n4}");
+    assert!(
+        n4["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("skipped (smaller n went over the state budget): n = 3"),
+        "{n4}"
+    );
+    let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
+    assert!(md.contains("state budget 20"), "{md}");
+    assert!(
+        md.contains("standard's search ran on 1 worker thread "),
+        "{md}"
+    );
+    assert!(md.contains("went over its state budget from n = 3"), "{md}");
+}
+
+/// A stand-in for `weft` at `dir/name`: a shell script running `body`
+/// with the harness's arguments (`check MODEL --mode ...`).
+fn stand_in(dir: &Path, name: &str, body: &str) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+#[test]
+fn the_harness_kills_a_child_that_runs_past_its_timeout() {
+    use weft::bench::harness::{Limits, Status, StopCause, run_check};
+    let dir = tempfile::tempdir().unwrap();
+    // Ignores --timeout: only the harness can stop it.
+    let exe = stand_in(dir.path(), "sleeper", "exec sleep 60");
+    let limits = Limits {
+        timeout_s: 0.2,
+        max_memory_mib: 4096,
+        max_states: None,
+    };
+    let r = run_check(
+        &exe,
+        Path::new("unused.json"),
+        weft::program::Mode::Standard,
+        &[],
+        limits,
+        None,
+    );
+    assert_eq!(r.status, Status::Timeout, "{r:?}");
+    assert_eq!(r.stop, Some(StopCause::Time), "{r:?}");
+    assert!(r.killed, "{r:?}");
+    assert!(r.reason.starts_with("killed by the harness after"), "{r:?}");
+    assert!(r.time_s.is_none());
+    // Timeout 0.2 s plus the grace second, and not the child's 60 s.
+    assert!(r.wall_s >= 1.2 && r.wall_s < 10.0, "{r:?}");
+}
+
+#[test]
+fn the_harness_kills_a_child_that_overshoots_its_memory_budget() {
+    use weft::bench::harness::{Limits, Status, StopCause, run_check};
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("lock.json");
+    let generated = weft()
+        .args(["gen", "lock", "--threads", "30", "--sections", "3"])
+        .output()
+        .unwrap();
+    assert!(generated.status.success());
+    std::fs::write(&model, generated.stdout).unwrap();
+    // The real checker, but without the budget flags the harness passes:
+    // lock(30, 3) has 4^30 states, so its store grows until it is killed.
+    let exe = stand_in(
+        dir.path(),
+        "greedy",
+        &format!(
+            "exec '{}' check \"$2\" --mode standard --jobs 1 --format json",
+            env!("CARGO_BIN_EXE_weft")
+        ),
+    );
+    let limits = Limits {
+        timeout_s: 60.0,
+        max_memory_mib: 16,
+        max_states: None,
+    };
+    let r = run_check(
+        &exe,
+        &model,
+        weft::program::Mode::Standard,
+        &[],
+        limits,
+        None,
+    );
+    assert_eq!(r.status, Status::Budget, "{r:?}");
+    assert_eq!(r.stop, Some(StopCause::Memory), "{r:?}");
+    assert!(r.killed, "{r:?}");
+    assert!(r.reason.starts_with("killed by the harness at"), "{r:?}");
+    // Killed past the budget plus its margin (64 MiB at this size).
+    let peak = r.peak_memory_bytes.expect("sampled");
+    assert!(peak >= (16 + 64) << 20, "{r:?}");
 }

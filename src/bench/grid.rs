@@ -105,16 +105,58 @@ pub struct SeriesKey {
     pub mode: Mode,
 }
 
-/// The grid: every source with every thread count, section count (lock
-/// only) and mode.
+/// One rectangular part of a grid: every source with every thread count,
+/// section count (lock only) and mode.
 #[derive(Clone, Debug)]
-pub struct Grid {
+pub struct Block {
     pub sources: Vec<Source>,
     /// Ascending, without duplicates; empty means no thread axis (files only).
     pub threads: Vec<u32>,
     /// Ascending, without duplicates; used for the lock family only.
     pub sections: Vec<u32>,
     pub modes: Vec<Mode>,
+}
+
+impl Block {
+    /// The block's points: by source, then m, then mode, then n ascending.
+    fn points(&self) -> Vec<Point> {
+        let mut out = Vec::new();
+        for source in &self.sources {
+            let ms: Vec<Option<u32>> = match source {
+                Source::Family(Family::Lock) => self.sections.iter().map(|&m| Some(m)).collect(),
+                _ => vec![None],
+            };
+            let ns: Vec<Option<u32>> = if self.threads.is_empty() {
+                vec![None]
+            } else {
+                self.threads.iter().map(|&n| Some(n)).collect()
+            };
+            for &m in &ms {
+                for &mode in &self.modes {
+                    for &n in &ns {
+                        out.push(Point {
+                            source: source.clone(),
+                            n,
+                            m,
+                            mode,
+                        });
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The small-n strip of the fig4 preset: lock(n, 1) for n = 2..20 in
+/// standard and cartesian-exc, where the exhaustive search still finishes
+/// and its exponential growth shows (the paper's Fig. 1).
+pub const FIG1_STRIP_THREADS: std::ops::RangeInclusive<u32> = 2..=20;
+
+/// The grid: the union of its blocks (a point in two blocks runs once).
+#[derive(Clone, Debug)]
+pub struct Grid {
+    pub blocks: Vec<Block>,
 }
 
 impl Grid {
@@ -168,51 +210,59 @@ impl Grid {
             unique_modes = vec![Mode::Standard, Mode::ThreadModular, Mode::CartesianExc];
         }
         Ok(Grid {
-            sources,
-            threads,
-            sections,
-            modes: unique_modes,
+            blocks: vec![Block {
+                sources,
+                threads,
+                sections,
+                modes: unique_modes,
+            }],
         })
     }
 
     /// Fig. 4 of the precise thread-modular paper: lock, n = 10..100 step
     /// 10, m ∈ {1, 3, 5, 7, 9}, for cartesian-exc, thread-modular and
-    /// standard.
+    /// standard; and for its Fig. 1, lock(n, 1) for n = 2..20 in standard
+    /// and cartesian-exc.
     pub fn fig4() -> Grid {
         Grid {
-            sources: vec![Source::Family(Family::Lock)],
-            threads: paper::FIG4_THREADS.to_vec(),
-            sections: paper::FIG4_SECTIONS.to_vec(),
-            modes: vec![Mode::CartesianExc, Mode::ThreadModular, Mode::Standard],
+            blocks: vec![
+                Block {
+                    sources: vec![Source::Family(Family::Lock)],
+                    threads: paper::FIG4_THREADS.to_vec(),
+                    sections: paper::FIG4_SECTIONS.to_vec(),
+                    modes: vec![Mode::CartesianExc, Mode::ThreadModular, Mode::Standard],
+                },
+                Block {
+                    sources: vec![Source::Family(Family::Lock)],
+                    threads: FIG1_STRIP_THREADS.collect(),
+                    sections: vec![1],
+                    modes: vec![Mode::CartesianExc, Mode::Standard],
+                },
+            ],
         }
     }
 
-    /// The points in run order: by source, then m, then mode, then n
-    /// ascending (so that a curve's smaller n run first).
+    /// The points in run order: curve by curve (a curve is a source, m and
+    /// mode; in the order the curves first appear in the blocks), each with
+    /// its n ascending (so that a curve's smaller n run first), without
+    /// duplicates.
     pub fn points(&self) -> Vec<Point> {
-        let mut out = Vec::new();
-        for source in &self.sources {
-            let ms: Vec<Option<u32>> = match source {
-                Source::Family(Family::Lock) => self.sections.iter().map(|&m| Some(m)).collect(),
-                _ => vec![None],
-            };
-            let ns: Vec<Option<u32>> = if self.threads.is_empty() {
-                vec![None]
-            } else {
-                self.threads.iter().map(|&n| Some(n)).collect()
-            };
-            for &m in &ms {
-                for &mode in &self.modes {
-                    for &n in &ns {
-                        out.push(Point {
-                            source: source.clone(),
-                            n,
-                            m,
-                            mode,
-                        });
+        let mut curves: Vec<(SeriesKey, Vec<Point>)> = Vec::new();
+        for p in self.blocks.iter().flat_map(Block::points) {
+            let key = p.series();
+            match curves.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, pts)) => {
+                    if !pts.contains(&p) {
+                        pts.push(p);
                     }
                 }
+                None => curves.push((key, vec![p])),
             }
+        }
+        let mut out = Vec::new();
+        for (_, mut pts) in curves {
+            pts.sort_by_key(|p| p.n);
+            out.extend(pts);
         }
         out
     }
@@ -230,13 +280,49 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fig4_has_the_papers_150_points_in_curve_order() {
+    fn fig4_has_the_papers_150_points_and_the_strip_in_curve_order() {
         let pts = Grid::fig4().points();
-        assert_eq!(pts.len(), 150);
-        assert_eq!(pts[0].label(), "lock n=10 m=1 cartesian-exc");
-        assert_eq!(pts[9].label(), "lock n=100 m=1 cartesian-exc");
-        assert_eq!(pts[10].label(), "lock n=10 m=1 thread-modular");
-        assert_eq!(pts[149].label(), "lock n=100 m=9 standard");
+        // 150 of Fig. 4, and n = 2..20 at m = 1 in two modes less the four
+        // points (n = 10, 20) Fig. 4 already has.
+        assert_eq!(pts.len(), 150 + 2 * 19 - 4);
+        let unique: std::collections::HashSet<&Point> = pts.iter().collect();
+        assert_eq!(unique.len(), pts.len(), "no point twice");
+        for n in paper::FIG4_THREADS {
+            for m in paper::FIG4_SECTIONS {
+                for mode in [Mode::CartesianExc, Mode::ThreadModular, Mode::Standard] {
+                    let p = Point {
+                        source: Source::Family(Family::Lock),
+                        n: Some(n),
+                        m: Some(m),
+                        mode,
+                    };
+                    assert!(unique.contains(&p), "{}", p.label());
+                }
+            }
+        }
+        assert_eq!(pts[0].label(), "lock n=2 m=1 cartesian-exc");
+        let cart1: Vec<u32> = pts
+            .iter()
+            .filter(|p| p.mode == Mode::CartesianExc && p.m == Some(1))
+            .filter_map(|p| p.n)
+            .collect();
+        let mut want: Vec<u32> = FIG1_STRIP_THREADS.chain(paper::FIG4_THREADS).collect();
+        want.sort_unstable();
+        want.dedup();
+        assert_eq!(cart1, want, "a curve runs with n ascending");
+        // Curves are contiguous: a curve's points are not interleaved with another's.
+        let mut seen: Vec<SeriesKey> = Vec::new();
+        for w in pts.windows(2) {
+            if w[0].series() != w[1].series() {
+                assert!(!seen.contains(&w[1].series()), "{}", w[1].label());
+                seen.push(w[0].series());
+            }
+        }
+        assert_eq!(pts.last().unwrap().label(), "lock n=100 m=9 standard");
+        assert!(
+            !pts.iter()
+                .any(|p| p.mode == Mode::ThreadModular && p.n < Some(10))
+        );
     }
 
     #[test]
@@ -246,8 +332,10 @@ mod tests {
         assert!(Grid::new(&lock, &[], &[], &[], &[]).is_err());
         assert!(Grid::new(&[Family::Simple], &[], &[3], &[2], &[]).is_err());
         let g = Grid::new(&lock, &[], &[3, 2, 3], &[], &[]).unwrap();
-        assert_eq!(g.threads, vec![2, 3]);
-        assert_eq!(g.sections, vec![1]);
-        assert_eq!(g.modes.len(), 3);
+        assert_eq!(g.blocks.len(), 1);
+        assert_eq!(g.blocks[0].threads, vec![2, 3]);
+        assert_eq!(g.blocks[0].sections, vec![1]);
+        assert_eq!(g.blocks[0].modes.len(), 3);
+        assert_eq!(g.points().len(), 6);
     }
 }

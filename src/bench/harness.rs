@@ -17,6 +17,8 @@ use std::time::{Duration, Instant};
 pub struct Limits {
     pub timeout_s: f64,
     pub max_memory_mib: u64,
+    /// `--max-states` of the child (the harness does not enforce it).
+    pub max_states: Option<u64>,
 }
 
 /// Extra time the child gets to stop itself before the harness kills it.
@@ -35,7 +37,8 @@ pub enum Status {
     /// The child stopped on its memory (or state) budget, or the harness
     /// killed it for overshooting the memory budget.
     Budget,
-    /// Not run: a smaller n of the same curve timed out or ran out of budget.
+    /// Not run: a smaller n of the same curve timed out or went over its
+    /// memory or state budget.
     Skipped,
     /// The child could not run the model (exit 2, a crash, unreadable output).
     Error,
@@ -65,6 +68,66 @@ impl Status {
     }
 }
 
+/// Which budget stopped a run (`Status::Timeout` is `Time`,
+/// `Status::Budget` is `Memory` or `States`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StopCause {
+    Time,
+    Memory,
+    States,
+}
+
+impl StopCause {
+    /// report.json's `stop`.
+    pub fn name(self) -> &'static str {
+        match self {
+            StopCause::Time => "time",
+            StopCause::Memory => "memory",
+            StopCause::States => "states",
+        }
+    }
+
+    /// The status of a run stopped by this budget.
+    pub fn status(self) -> Status {
+        match self {
+            StopCause::Time => Status::Timeout,
+            StopCause::Memory | StopCause::States => Status::Budget,
+        }
+    }
+
+    /// `timed out`, `went over its memory budget`, ...: what the run did.
+    pub fn phrase(self) -> &'static str {
+        match self {
+            StopCause::Time => "timed out",
+            StopCause::Memory => "went over its memory budget",
+            StopCause::States => "went over its state budget",
+        }
+    }
+}
+
+/// Which budget, if any, a child's `reason` says stopped it.
+///
+/// `weft check --format json` has no structured field for a budget stop:
+/// the verdict is `unknown` (exit 3) and only the free-text `reason` names
+/// the budget (docs/output.md asks scripts not to parse it; we are the same
+/// program and pin the wording with tests in tests/bench.rs, which run real
+/// children into each budget). The phrases come from `engine::Budget`:
+/// `time budget of T s exhausted`, `memory budget of M MiB exhausted`,
+/// `state budget of N states exhausted`, `the state store is full (N
+/// states)`; the model-errors line of a stopped run says `budget` without
+/// naming it. This is the one place that reads them.
+pub fn stop_cause(reason: &str) -> Option<StopCause> {
+    if reason.contains("time budget") {
+        Some(StopCause::Time)
+    } else if reason.contains("memory budget") {
+        Some(StopCause::Memory)
+    } else if reason.contains("state budget") || reason.contains("state store is full") {
+        Some(StopCause::States)
+    } else {
+        None
+    }
+}
+
 /// One child run.
 #[derive(Clone, Debug)]
 pub struct RunResult {
@@ -82,6 +145,11 @@ pub struct RunResult {
     pub peak_memory_bytes: Option<u64>,
     /// The harness had to kill the child.
     pub killed: bool,
+    /// Which budget stopped the run (`Timeout` and `Budget` only).
+    pub stop: Option<StopCause>,
+    /// `stats.jobs`: worker threads of standard's search, as the child
+    /// reports them.
+    pub jobs: Option<u64>,
 }
 
 impl RunResult {
@@ -94,18 +162,23 @@ impl RunResult {
             states: None,
             peak_memory_bytes: None,
             killed: false,
+            stop: None,
+            jobs: None,
         }
     }
 }
 
 /// Runs `exe check MODEL --mode M --format json --timeout T --max-memory MB
-/// [--param k=v]...` and classifies the outcome.
+/// [--max-states N] [--jobs J] [--param k=v]...` and classifies the
+/// outcome. `jobs` is passed to `standard` only (the abstract engines are
+/// sequential and have no `--jobs`).
 pub fn run_check(
     exe: &Path,
     model: &Path,
     mode: Mode,
     params: &[(String, i64)],
     limits: Limits,
+    jobs: Option<u16>,
 ) -> RunResult {
     let mut cmd = Command::new(exe);
     cmd.arg("check")
@@ -115,6 +188,12 @@ pub fn run_check(
         .arg(limits.timeout_s.to_string())
         .arg("--max-memory")
         .arg(limits.max_memory_mib.to_string());
+    if let Some(n) = limits.max_states {
+        cmd.arg("--max-states").arg(n.to_string());
+    }
+    if let (Mode::Standard, Some(j)) = (mode, jobs) {
+        cmd.arg("--jobs").arg(j.to_string());
+    }
     for (k, v) in params {
         cmd.arg("--param").arg(format!("{k}={v}"));
     }
@@ -148,14 +227,16 @@ pub fn run_check(
             }
             r
         }
-        Watched::Killed(status, reason, peak) => RunResult {
-            status,
+        Watched::Killed(cause, reason, peak) => RunResult {
+            status: cause.status(),
             reason,
             time_s: None,
             wall_s,
             states: None,
             peak_memory_bytes: peak,
             killed: true,
+            stop: Some(cause),
+            jobs: None,
         },
         Watched::Lost(e) => RunResult::failed(Status::Error, e, wall_s),
     }
@@ -164,8 +245,8 @@ pub fn run_check(
 enum Watched {
     /// The child exited by itself; the harness's peak memory sample.
     Exited(ExitStatus, Option<u64>),
-    /// The harness killed it: why, and the peak memory sample.
-    Killed(Status, String, Option<u64>),
+    /// The harness killed it: the budget, why, and the peak memory sample.
+    Killed(StopCause, String, Option<u64>),
     Lost(String),
 }
 
@@ -194,7 +275,7 @@ fn watch(child: &mut Child, start: Instant, limits: Limits) -> Watched {
                 let _ = child.kill();
                 let _ = child.wait();
                 return Watched::Killed(
-                    Status::Budget,
+                    StopCause::Memory,
                     format!(
                         "killed by the harness at {} MiB resident (memory budget {} MiB)",
                         rss / 1024,
@@ -208,7 +289,7 @@ fn watch(child: &mut Child, start: Instant, limits: Limits) -> Watched {
             let _ = child.kill();
             let _ = child.wait();
             return Watched::Killed(
-                Status::Timeout,
+                StopCause::Time,
                 format!(
                     "killed by the harness after {:.1} s (timeout {} s plus {} s grace)",
                     start.elapsed().as_secs_f64(),
@@ -303,18 +384,19 @@ fn classify(status: ExitStatus, stdout: &str, stderr: &str, wall_s: f64) -> RunR
         .expect("non-empty");
     let overall = verdict(worst);
     let reason = worst["reason"].as_str().unwrap_or("").to_string();
-    let unknown_reasons: Vec<&str> = lines
+    // A budget stop is an `unknown` verdict whose reason names the budget
+    // (on the properties' lines; see `stop_cause`).
+    let stop = lines
         .iter()
         .filter(|l| verdict(l) == "unknown")
         .filter_map(|l| l["reason"].as_str())
-        .collect();
-    let status = match overall.as_str() {
-        "safe" => Status::Safe,
-        "unsafe" => Status::Unsafe,
-        "unknown" if unknown_reasons.iter().any(|r| r.contains("time budget")) => Status::Timeout,
-        "unknown" if unknown_reasons.iter().any(|r| r.contains("budget")) => Status::Budget,
-        "unknown" => Status::Unknown,
-        other => {
+        .find_map(stop_cause);
+    let status = match (overall.as_str(), stop) {
+        ("safe", _) => Status::Safe,
+        ("unsafe", _) => Status::Unsafe,
+        ("unknown", Some(cause)) => cause.status(),
+        ("unknown", None) => Status::Unknown,
+        (other, _) => {
             return RunResult::failed(
                 Status::Error,
                 format!("weft check printed an unknown verdict `{other}`"),
@@ -335,6 +417,8 @@ fn classify(status: ExitStatus, stdout: &str, stderr: &str, wall_s: f64) -> RunR
         states: stats["states"].as_u64(),
         peak_memory_bytes: stats["peak_memory_bytes"].as_u64(),
         killed: false,
+        stop: if status.over_budget() { stop } else { None },
+        jobs: stats["jobs"].as_u64(),
     }
 }
 
@@ -344,5 +428,87 @@ fn first_lines(s: &str) -> String {
         "(no output)".into()
     } else {
         text.join(" / ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Budget, CheckOptions};
+    use std::time::Duration;
+
+    fn budget(opts: CheckOptions) -> Budget {
+        Budget::new(&opts)
+    }
+
+    /// `stop_cause` reads the engine's own messages: each budget, made to
+    /// run out, names the cause the harness records.
+    #[test]
+    fn every_budget_message_of_the_engine_maps_to_its_cause() {
+        let states = budget(CheckOptions {
+            max_states: Some(3),
+            ..CheckOptions::default()
+        });
+        let why = states.exceeded(3).expect("over the state budget");
+        assert_eq!(stop_cause(&why), Some(StopCause::States), "{why}");
+
+        let full = budget(CheckOptions::default());
+        let why = full.exceeded_now(5, 5).expect("the store is full");
+        assert_eq!(stop_cause(&why), Some(StopCause::States), "{why}");
+
+        let time = budget(CheckOptions {
+            timeout: Some(Duration::ZERO),
+            ..CheckOptions::default()
+        });
+        let why = time.exceeded_now(0, usize::MAX).expect("out of time");
+        assert_eq!(stop_cause(&why), Some(StopCause::Time), "{why}");
+
+        let memory = budget(CheckOptions {
+            max_memory_bytes: Some(1024),
+            ..CheckOptions::default()
+        });
+        let why = memory.exceeded_now(0, usize::MAX).expect("over 1 KiB");
+        assert_eq!(stop_cause(&why), Some(StopCause::Memory), "{why}");
+
+        assert_eq!(stop_cause("the predicate is refused"), None);
+    }
+
+    #[test]
+    fn a_budget_stop_in_the_json_output_is_classified_by_its_cause() {
+        let exit3 = std::process::Command::new("sh")
+            .args(["-c", "exit 3"])
+            .status()
+            .expect("sh runs");
+        let line = |reason: &str| {
+            serde_json::json!({
+                "verdict": "unknown",
+                "reason": reason,
+                "stats": {"time_s": 0.5, "states": 7}
+            })
+            .to_string()
+        };
+        let cases = [
+            (
+                "time budget of 1.0 s exhausted",
+                Status::Timeout,
+                Some(StopCause::Time),
+            ),
+            (
+                "memory budget of 5 MiB exhausted",
+                Status::Budget,
+                Some(StopCause::Memory),
+            ),
+            (
+                "state budget of 7 states exhausted",
+                Status::Budget,
+                Some(StopCause::States),
+            ),
+            ("an abstract error state", Status::Unknown, None),
+        ];
+        for (reason, status, stop) in cases {
+            let r = classify(exit3, &line(reason), "", 0.6);
+            assert_eq!((r.status, r.stop), (status, stop), "{reason}: {r:?}");
+            assert!(!r.killed);
+        }
     }
 }

@@ -26,7 +26,7 @@ pub mod record;
 pub mod report;
 
 use grid::{Grid, Point, SeriesKey, Source};
-use harness::{Limits, Status};
+use harness::{Limits, StopCause};
 use record::Record;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -38,6 +38,9 @@ pub struct BenchConfig {
     /// Runs per point (a run that does not complete is not repeated).
     pub repeat: u32,
     pub limits: Limits,
+    /// `--jobs` of standard's children (the default of `weft check` is one
+    /// per core; the command line resolves it so the report can say it).
+    pub jobs: u16,
     /// Where the report goes (created if missing).
     pub out: PathBuf,
     pub quiet: bool,
@@ -58,9 +61,9 @@ pub struct BenchOutcome {
 }
 
 /// Runs the grid and writes the report. Points of one curve run with n
-/// ascending; once a point times out or runs out of its memory budget, the
-/// larger n of that curve (same source, m and mode) are recorded as
-/// `skipped` without running.
+/// ascending; once a point times out or goes over its memory (or state)
+/// budget, the larger n of that curve (same source, m and mode) are
+/// recorded as `skipped` without running.
 pub fn run(cfg: &BenchConfig) -> Result<BenchOutcome, String> {
     if cfg.repeat == 0 {
         return Err("error: --repeat must be at least 1".into());
@@ -70,6 +73,12 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchOutcome, String> {
     }
     if cfg.limits.max_memory_mib == 0 {
         return Err("error: --max-memory must be at least 1 MiB".into());
+    }
+    if cfg.limits.max_states == Some(0) {
+        return Err("error: --max-states must be at least 1".into());
+    }
+    if cfg.jobs == 0 {
+        return Err("error: --jobs must be at least 1".into());
     }
     std::fs::create_dir_all(&cfg.out)
         .map_err(|e| format!("error: cannot create {}: {e}", cfg.out.display()))?;
@@ -81,7 +90,7 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchOutcome, String> {
     let t0 = Instant::now();
     let points = cfg.grid.points();
     let mut progress = progress::Progress::new(points.len(), cfg.quiet);
-    let mut over_budget: HashMap<SeriesKey, (u32, Status)> = HashMap::new();
+    let mut over_budget: HashMap<SeriesKey, (u32, Option<StopCause>)> = HashMap::new();
     let mut records = Vec::with_capacity(points.len());
     for point in points {
         progress.start(&point.label());
@@ -95,20 +104,27 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchOutcome, String> {
             None => {
                 let mut runs = Vec::new();
                 for _ in 0..cfg.repeat {
-                    let r = harness::run_check(&cfg.exe, &path, point.mode, &params, cfg.limits);
+                    let r = harness::run_check(
+                        &cfg.exe,
+                        &path,
+                        point.mode,
+                        &params,
+                        cfg.limits,
+                        Some(cfg.jobs),
+                    );
                     let stop = !r.status.completed();
                     runs.push(r);
                     if stop {
                         break;
                     }
                 }
-                let rec = Record::from_runs(point, model, &runs);
+                let rec = Record::from_runs(point, model, &runs, Some(cfg.jobs));
                 if rec.status.over_budget()
                     && let Some(n) = rec.point.n
                 {
                     over_budget
                         .entry(rec.point.series())
-                        .or_insert((n, rec.status));
+                        .or_insert((n, rec.stop));
                 }
                 rec
             }
@@ -125,6 +141,7 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchOutcome, String> {
         preset: cfg.preset.clone(),
         repeat: cfg.repeat,
         limits: cfg.limits,
+        jobs: cfg.jobs,
         started_unix,
         wall_s,
         records,
@@ -140,13 +157,7 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchOutcome, String> {
     } else {
         "engine time against threads".to_string()
     };
-    let timed_out = bench.records.iter().any(|r| r.status == Status::Timeout);
-    plot::time_vs_threads(
-        &bench.records,
-        &title,
-        timed_out.then_some(cfg.limits.timeout_s),
-        &svg_path,
-    )?;
+    plot::time_vs_threads(&bench.records, &title, cfg.limits.timeout_s, &svg_path)?;
     Ok(BenchOutcome {
         records: bench.records,
         wall_s,

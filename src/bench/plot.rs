@@ -1,7 +1,10 @@
 //! time_vs_threads.svg: engine time (log scale) against the number of
 //! threads, one curve per (mode, m), in the style of Fig. 1 of the precise
-//! thread-modular paper. Points without a time (timeout, budget, skipped,
-//! error) are not plotted; report.md lists them.
+//! thread-modular paper. The first point of a curve that timed out or went
+//! over its budget is drawn at the per-run timeout (a hollow ring on a
+//! dashed grey line, joined to the curve by a dashed segment): the wall the
+//! exhaustive search runs into. Skipped and failed points are not plotted;
+//! report.md lists them.
 
 use super::grid::{SeriesKey, Source};
 use super::harness::Status;
@@ -16,6 +19,9 @@ pub struct Series {
     pub key: SeriesKey,
     pub label: String,
     pub points: Vec<(i64, f64)>,
+    /// The smallest n that timed out or went over its budget, if any: drawn
+    /// at the per-run timeout.
+    pub over: Option<i64>,
 }
 
 /// The curves of a set of records, one per (source, m, mode), also when no
@@ -35,6 +41,7 @@ pub fn series(records: &[Record]) -> Vec<Series> {
                     label: String::new(),
                     key,
                     points: Vec::new(),
+                    over: None,
                 });
                 out.len() - 1
             }
@@ -65,12 +72,12 @@ pub fn series(records: &[Record]) -> Vec<Series> {
             .filter(|r| r.status.over_budget() && r.point.n.is_some())
             .min_by_key(|r| r.point.n);
         if let Some(r) = first_over {
-            let what = if r.status == Status::Timeout {
-                "timeout"
-            } else {
-                "out of memory"
-            };
-            label.push_str(&format!(" ({what} from n = {})", r.point.n.unwrap_or(0)));
+            s.over = r.point.n.map(i64::from);
+            label.push_str(&format!(
+                " ({} from n = {})",
+                r.stop_phrase(),
+                r.point.n.unwrap_or(0)
+            ));
         } else if s.points.is_empty() {
             label.push_str(" (no point finished)");
         } else if of
@@ -130,17 +137,30 @@ fn colour(mode: Mode, k: usize) -> RGBColor {
     shades[k % shades.len()]
 }
 
+/// The marker of a point drawn at the timeout: a hollow ring.
+const OVER_RADIUS: i32 = 7;
+
 /// Writes the SVG. With no plottable point at all, the axes still show.
-/// With `timeout_s`, a dashed line marks the per-run timeout (drawn when
-/// some point timed out: the wall the exhaustive search runs into).
+/// When some point timed out or went over its budget, a dashed grey line
+/// marks the per-run timeout `timeout_s` and such points sit on it.
 pub fn time_vs_threads(
     records: &[Record],
     title: &str,
-    timeout_s: Option<f64>,
+    timeout_s: f64,
     path: &Path,
 ) -> Result<(), String> {
     let curves = series(records);
-    let all: Vec<(i64, f64)> = curves.iter().flat_map(|s| s.points.clone()).collect();
+    let over: Vec<(i64, f64)> = curves
+        .iter()
+        .filter_map(|s| s.over.map(|n| (n, timeout_s)))
+        .collect();
+    let any_budget = records.iter().any(|r| r.status == Status::Budget);
+    let timeout_s = (!over.is_empty()).then_some(timeout_s);
+    let all: Vec<(i64, f64)> = curves
+        .iter()
+        .flat_map(|s| s.points.clone())
+        .chain(over.iter().copied())
+        .collect();
     let (x0, x1) = bounds(all.iter().map(|p| p.0 as f64)).unwrap_or((0.0, 1.0));
     let pad = ((x1 - x0) * 0.04).ceil().max(1.0) as i64;
     let (x0, x1) = ((x0 as i64 - pad).max(0), x1 as i64 + pad);
@@ -172,7 +192,8 @@ pub fn time_vs_threads(
         .map_err(|e| err(&e))?;
 
     let mut legend_y = 52;
-    let legend_step = ((HEIGHT as i32 - 60) / curves.len().max(1) as i32).clamp(8, 22);
+    let legend_entries = curves.len() + usize::from(timeout_s.is_some());
+    let legend_step = ((HEIGHT as i32 - 60) / legend_entries.max(1) as i32).clamp(8, 22);
     if let Some(t) = timeout_s {
         let grey = ShapeStyle::from(&RGBColor(90, 90, 90)).stroke_width(1);
         chart
@@ -182,7 +203,9 @@ pub fn time_vs_threads(
             .plotting_area()
             .draw(&Text::new(
                 format!("per-run timeout ({} s)", fmt_secs(t)),
-                (x0 + pad, t * 1.25),
+                // Right of the middle: the rings of the exhaustive search
+                // sit on the line at small n.
+                (x0 + (x1 - x0) * 3 / 5, t * 1.25),
                 ("sans-serif", 13),
             ))
             .map_err(|e| err(&e))?;
@@ -210,6 +233,26 @@ pub fn time_vs_threads(
         chart
             .draw_series(LineSeries::new(s.points.iter().copied(), line))
             .map_err(|e| err(&e))?;
+        if let (Some(n), Some(t)) = (s.over, timeout_s) {
+            // From the last point that finished before it, dashed.
+            if let Some(&last) = s.points.iter().filter(|p| p.0 < n).max_by_key(|p| p.0) {
+                chart
+                    .draw_series(DashedLineSeries::new(
+                        [last, (n, t)],
+                        5,
+                        4,
+                        ShapeStyle::from(&color).stroke_width(1),
+                    ))
+                    .map_err(|e| err(&e))?;
+            }
+            chart
+                .draw_series(std::iter::once(Circle::new(
+                    (n, t),
+                    OVER_RADIUS,
+                    color.stroke_width(2),
+                )))
+                .map_err(|e| err(&e))?;
+        }
         let pts = s.points.iter().copied();
         match s.key.mode {
             Mode::CartesianExc => chart
@@ -244,6 +287,24 @@ pub fn time_vs_threads(
             ))
             .map_err(|e| err(&e))?;
         legend_y += legend_step;
+    }
+    if timeout_s.is_some() {
+        let grey = RGBColor(90, 90, 90);
+        right
+            .draw(&Circle::new(
+                (25, legend_y),
+                OVER_RADIUS,
+                grey.stroke_width(2),
+            ))
+            .map_err(|e| err(&e))?;
+        let what = if any_budget {
+            "timeout or over budget (at the timeout)"
+        } else {
+            "timeout (drawn at the per-run timeout)"
+        };
+        right
+            .draw(&Text::new(what, (48, legend_y - 7), ("sans-serif", 13)))
+            .map_err(|e| err(&e))?;
     }
     root.present().map_err(|e| err(&e))?;
     Ok(())

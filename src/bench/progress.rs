@@ -1,34 +1,41 @@
-//! Progress on stderr: an indicatif bar when stderr is a terminal (never
-//! with `--quiet` or when `CI` is set), one line per point otherwise, and
-//! nothing with `--quiet`.
+//! Progress on stderr: an indicatif bar, only for a person watching a
+//! terminal. Nothing with `--quiet`, when `CI` is set, or when stderr is not
+//! a terminal (a log file, a pipe): there the report is the output.
 
 use super::record::Record;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
+use std::time::Duration;
+
+/// How often the bar redraws by itself, so that the elapsed time and the
+/// spinner move during a long point.
+const TICK: Duration = Duration::from_millis(120);
+
+/// Whether the bench may write progress (and its closing summary) to
+/// stderr: not with `--quiet`, not in CI (`CI` set), and only to a terminal.
+pub fn shown(quiet: bool) -> bool {
+    !quiet && std::env::var_os("CI").is_none() && std::io::stderr().is_terminal()
+}
 
 pub enum Progress {
     Bar(ProgressBar),
-    Lines { total: usize, done: usize },
     Quiet,
 }
 
 impl Progress {
     pub fn new(total: usize, quiet: bool) -> Progress {
-        if quiet {
+        if !shown(quiet) {
             return Progress::Quiet;
         }
-        if std::io::stderr().is_terminal() && std::env::var_os("CI").is_none() {
-            let bar =
-                ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
-            let style = ProgressStyle::with_template(
-                "{elapsed_precise} [{bar:30}] {pos}/{len} points  {msg}",
-            )
-            .map(|s| s.progress_chars("=> "))
-            .unwrap_or_else(|_| ProgressStyle::default_bar());
-            bar.set_style(style);
-            return Progress::Bar(bar);
-        }
-        Progress::Lines { total, done: 0 }
+        let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+        let style = ProgressStyle::with_template(
+            "{spinner} {elapsed_precise} [{bar:30}] {pos}/{len} points  {msg}",
+        )
+        .map(|s| s.progress_chars("=> "))
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+        bar.set_style(style);
+        bar.enable_steady_tick(TICK);
+        Progress::Bar(bar)
     }
 
     /// A point is about to run.
@@ -39,22 +46,9 @@ impl Progress {
     }
 
     /// A point has its record.
-    pub fn done(&mut self, record: &Record) {
-        match self {
-            Progress::Bar(b) => b.inc(1),
-            Progress::Lines { total, done } => {
-                *done += 1;
-                let time = record
-                    .time_s
-                    .map(|t| format!(" {:.6} s", t.median))
-                    .unwrap_or_default();
-                eprintln!(
-                    "[{done}/{total}] {}: {}{time}",
-                    record.point.label(),
-                    record.status.name()
-                );
-            }
-            Progress::Quiet => {}
+    pub fn done(&mut self, _record: &Record) {
+        if let Progress::Bar(b) = self {
+            b.inc(1);
         }
     }
 

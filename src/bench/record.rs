@@ -2,7 +2,7 @@
 //! min/median/max times, states and memory.
 
 use super::grid::Point;
-use super::harness::{RunResult, Status};
+use super::harness::{RunResult, Status, StopCause};
 use serde_json::{Value, json};
 
 /// min, median and max of a few measurements.
@@ -62,13 +62,21 @@ pub struct Record {
     pub runs: u32,
     /// The harness killed a child of this point.
     pub killed: bool,
+    /// Which budget stopped the point (`timeout`, `budget`), or, for a
+    /// `skipped` point, the one that stopped the smaller n.
+    pub stop: Option<StopCause>,
+    /// Worker threads of the engine: `stats.jobs` of standard's children
+    /// (else the `--jobs` passed to them); 1 for the abstract modes, whose
+    /// engines are sequential; `None` for a point not run.
+    pub jobs: Option<u64>,
 }
 
 impl Record {
     /// Folds the repeats of one point. The verdict is that of the runs that
     /// completed, if any (a later repeat running out of time is noted in
     /// the reason); otherwise that of the last run.
-    pub fn from_runs(point: Point, model: String, runs: &[RunResult]) -> Record {
+    /// `jobs` is what the harness passed to standard's children.
+    pub fn from_runs(point: Point, model: String, runs: &[RunResult], jobs: Option<u16>) -> Record {
         let done: Vec<&RunResult> = runs.iter().filter(|r| r.status.completed()).collect();
         let last = runs.last().expect("at least one run");
         let lead = done.first().copied().unwrap_or(last);
@@ -83,6 +91,12 @@ impl Record {
         }
         let times: Vec<f64> = done.iter().filter_map(|r| r.time_s).collect();
         let walls: Vec<f64> = runs.iter().map(|r| r.wall_s).collect();
+        let jobs = match point.mode {
+            crate::program::Mode::Standard => {
+                runs.iter().find_map(|r| r.jobs).or(jobs.map(u64::from))
+            }
+            _ => Some(1),
+        };
         Record {
             point,
             model,
@@ -94,27 +108,49 @@ impl Record {
             peak_memory_bytes: runs.iter().filter_map(|r| r.peak_memory_bytes).max(),
             runs: runs.len() as u32,
             killed: runs.iter().any(|r| r.killed),
+            stop: if lead.status.over_budget() {
+                lead.stop
+            } else {
+                None
+            },
+            jobs,
         }
     }
 
-    /// A point not run because a smaller n of its curve was over budget.
-    pub fn skipped(point: Point, model: String, smaller_n: u32, why: Status) -> Record {
-        let what = if why == Status::Timeout {
-            "timed out"
-        } else {
-            "ran out of its memory budget"
+    /// A point not run because a smaller n of its curve was over budget
+    /// (`why`: the budget that stopped it, if known).
+    pub fn skipped(point: Point, model: String, smaller_n: u32, why: Option<StopCause>) -> Record {
+        let what = match why {
+            Some(StopCause::Time) => "timed out",
+            Some(StopCause::Memory) => "went over the memory budget",
+            Some(StopCause::States) => "went over the state budget",
+            None => "went over a budget",
         };
+        let reason =
+            format!("skipped (smaller n {what}): n = {smaller_n} {what}, and larger n need more");
         Record {
             point,
             model,
             status: Status::Skipped,
-            reason: format!("skipped (smaller n timed out): n = {smaller_n} {what}"),
+            reason,
             time_s: None,
             wall_s: None,
             states: None,
             peak_memory_bytes: None,
             runs: 0,
             killed: false,
+            stop: why,
+            jobs: None,
+        }
+    }
+
+    /// `timed out`, `went over its memory budget`, ... for a point stopped
+    /// (or skipped) by a budget.
+    pub fn stop_phrase(&self) -> &'static str {
+        match self.stop {
+            Some(c) => c.phrase(),
+            None if self.status == Status::Timeout => "timed out",
+            None => "went over a budget",
         }
     }
 
@@ -138,12 +174,14 @@ impl Record {
             "params": params,
             "mode": p.mode.name(),
             "verdict": self.status.name(),
+            "stop": self.stop.map(StopCause::name),
             "reason": self.reason,
             "time_s": self.time_s.map(Spread::to_json),
             "wall_s": self.wall_s.map(Spread::to_json),
             "states": self.states,
             "peak_memory_bytes": self.peak_memory_bytes,
             "runs": self.runs,
+            "jobs": self.jobs,
             "killed_by_harness": self.killed,
         })
     }
