@@ -386,3 +386,40 @@ fn dve_syntax_errors_name_line_and_column() {
         "{err}"
     );
 }
+
+#[test]
+fn a_declaration_after_the_state_line_says_where_it_belongs() {
+    let dir = common::temp_dir("dve-late-decl");
+    let cases = [
+        (
+            "after-state.dve",
+            "process P {\n state s;\n byte y;\n init s;\n}\nsystem async;\n",
+            "after-state.dve:3:2",
+            "byte",
+        ),
+        (
+            "after-init.dve",
+            "process P {\n state s;\n init s;\n int y;\n}\nsystem async;\n",
+            "after-init.dve:4:2",
+            "int",
+        ),
+        (
+            "after-trans.dve",
+            "process P {\n state s;\n init s;\n trans s -> s {};\n const byte k = 1;\n}\nsystem async;\n",
+            "after-trans.dve:5:2",
+            "const",
+        ),
+    ];
+    for (name, src, place, word) in cases {
+        let err = refused(&dir.join(name), src);
+        assert!(err.contains(place), "{name}: {err}");
+        assert!(
+            err.contains(&format!("`{word}` declaration after the `state` line")),
+            "{name}: {err}"
+        );
+        assert!(
+            err.contains("move this declaration above `state`"),
+            "{name}: {err}"
+        );
+    }
+}

@@ -465,7 +465,7 @@ impl<'a> Parser<'a> {
             }
         }
         self.expect(";")?;
-        self.expect("init")?;
+        self.expect_in_process("init")?;
         let init_at = self.at();
         let init = self.ident("the initial state")?;
         self.expect(";")?;
@@ -475,6 +475,7 @@ impl<'a> Parser<'a> {
             }
         }
         let mut trans = Vec::new();
+        self.refuse_late_declaration()?;
         if self.eat("trans") {
             loop {
                 trans.push(self.transition()?);
@@ -484,7 +485,7 @@ impl<'a> Parser<'a> {
             }
             self.expect(";")?;
         }
-        self.expect("}")?;
+        self.expect_in_process("}")?;
         Ok(DProc {
             name,
             at,
@@ -494,6 +495,29 @@ impl<'a> Parser<'a> {
             init_at,
             trans,
         })
+    }
+
+    /// `expect` inside a process body, with a clearer error for a
+    /// declaration in the wrong place.
+    fn expect_in_process(&mut self, s: &str) -> R<()> {
+        self.refuse_late_declaration()?;
+        self.expect(s)
+    }
+
+    /// A variable or constant declared after the `state` line: DVE wants
+    /// a process's declarations first.
+    fn refuse_late_declaration(&self) -> R<()> {
+        match ["byte", "int", "const"].into_iter().find(|w| self.is_word(w)) {
+            Some(w) => Err(self.lx.err(
+                self.at(),
+                w.len(),
+                format!(
+                    "`{w}` declaration after the `state` line: a process declares its variables and constants first, then `state`, `init` and `trans`"
+                ),
+                "move this declaration above `state`".to_string(),
+            )),
+            None => Ok(()),
+        }
     }
 
     fn transition(&mut self) -> R<DTrans> {
