@@ -105,9 +105,102 @@ pub fn describe(layout: &Layout, stores: &[Vec<Val>]) -> String {
     parts.join("  ∨  ")
 }
 
+/// Renders a set of edges between global stores (a guarantee G) one line
+/// per effect: edges that write the same values to the same slots are
+/// grouped, and the stores they leave from are described as by `describe`:
+/// `m := 1  when  m = 0 ∧ x = 1`; edges that change nothing are
+/// `(no change)  when  …`.
+pub fn describe_edges(layout: &Layout, edges: &[(Vec<Val>, Vec<Val>)]) -> Vec<String> {
+    let names = slot_names(layout);
+    let is_bool: Vec<bool> = layout
+        .vars
+        .iter()
+        .flat_map(|v| std::iter::repeat_n(v.domain.is_bool, v.len.unwrap_or(1) as usize))
+        .collect();
+    // (slot, new value) of each changed slot -> the stores left from.
+    let mut groups: std::collections::BTreeMap<Vec<(usize, Val)>, Vec<Vec<Val>>> =
+        Default::default();
+    for (from, to) in edges {
+        let effect: Vec<(usize, Val)> = from
+            .iter()
+            .zip(to)
+            .enumerate()
+            .filter(|(_, (a, b))| a != b)
+            .map(|(k, (_, &b))| (k, b))
+            .collect();
+        groups.entry(effect).or_default().push(from.clone());
+    }
+    groups
+        .into_iter()
+        .map(|(effect, froms)| {
+            let what = if effect.is_empty() {
+                "(no change)".to_string()
+            } else {
+                effect
+                    .iter()
+                    .map(|&(k, v)| {
+                        let v = if is_bool[k] {
+                            (v != 0).to_string()
+                        } else {
+                            v.to_string()
+                        };
+                        format!("{} := {v}", names[k])
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            format!("{what}  when  {}", describe(layout, &froms))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::program::{Domain, Var};
+
+    #[test]
+    fn edges_are_grouped_by_what_they_write() {
+        let int = |name: &str, slot, max| Var {
+            name: name.into(),
+            domain: Domain {
+                min: 0,
+                max,
+                is_bool: false,
+            },
+            len: None,
+            slot,
+        };
+        let layout = Layout {
+            vars: vec![int("m", 0, 3), int("x", 1, 1)],
+            slots: 2,
+        };
+        // Simple(3)'s guarantee of thread 1 (thread-modular paper, 1.1).
+        let edges: Vec<(Vec<Val>, Vec<Val>)> = vec![
+            (vec![0, 1], vec![1, 1]),
+            (vec![1, 1], vec![0, 1]),
+            (vec![1, 1], vec![1, 1]),
+            (vec![1, 1], vec![1, 0]),
+            (vec![1, 0], vec![1, 1]),
+        ];
+        let lines = describe_edges(&layout, &edges);
+        assert_eq!(
+            lines,
+            [
+                "(no change)  when  m = 1 ∧ x = 1",
+                "m := 0  when  m = 1 ∧ x = 1",
+                "m := 1  when  m = 0 ∧ x = 1",
+                "x := 0  when  m = 1 ∧ x = 1",
+                "x := 1  when  m = 1 ∧ x = 0",
+            ]
+        );
+        // Two stores writing the same value share a line.
+        let two = describe_edges(
+            &layout,
+            &[(vec![2, 1], vec![0, 1]), (vec![3, 1], vec![0, 1])],
+        );
+        assert_eq!(two, ["m := 0  when  m ∈ {2, 3} ∧ x = 1"]);
+    }
 
     #[test]
     fn cover_is_exact_and_merges_products() {

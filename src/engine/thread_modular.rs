@@ -247,7 +247,7 @@ impl<'p> ThreadModular<'p> {
         let obj = |vars: Vec<(String, Value)>| Value::Object(vars.into_iter().collect());
         let mut threads = Vec::new();
         let mut text = String::from(
-            "  invariant (per thread: R as local stores and the global stores they occur with; then G):\n",
+            "  invariant (per thread: R as local stores and the global stores they occur with; then G as the writes it allows and the global stores they leave from):\n",
         );
         for t in 0..prog.threads.len() {
             let tpl = prog.template_of(t);
@@ -283,11 +283,19 @@ impl<'p> ThreadModular<'p> {
             let mut edges: Vec<(u32, u32)> = self.guarantee[t].iter().copied().collect();
             edges.sort_unstable();
             text.push_str(&format!("    {}: G\n", prog.threads[t].name));
-            let guarantee: Vec<Value> = edges
+            let stores: Vec<(Vec<Val>, Vec<Val>)> = edges
                 .iter()
                 .map(|(a, b)| {
                     let (ga, gb) = (self.exp.globals.get(*a), self.exp.globals.get(*b));
-                    text.push_str(&format!("      [{}] -> [{}]\n", prog.show_global(ga), prog.show_global(gb)));
+                    (ga.to_vec(), gb.to_vec())
+                })
+                .collect();
+            for line in super::compact::describe_edges(&prog.globals, &stores) {
+                text.push_str(&format!("      {line}\n"));
+            }
+            let guarantee: Vec<Value> = stores
+                .iter()
+                .map(|(ga, gb)| {
                     json!({"from": obj(prog.globals.render(ga)), "to": obj(prog.globals.render(gb))})
                 })
                 .collect();
