@@ -155,8 +155,122 @@ fn assert_exact(prog: &Program, c: &Cartesian, reach: &[(Vec<Val>, Vec<Vec<Val>>
     }
 }
 
+// No locals: `"*"` and one/others span templates, where locals are not visible.
+const EXC_PREDICATES: &[&str] = &[
+    "@L0",
+    "@L1",
+    "@L1 && g1 == 0",
+    "@L2 || g0 == 1",
+    "!@L1",
+    "true",
+];
+const EXC_WHENS: &[Option<&str>] = &[None, Some("g0 == 0"), Some("g1 != 2")];
+
+/// Exception entries drawn from a small pool, so that predicates repeat
+/// across entries and threads: `(when, threads-"*" or one/others)`.
+fn exception_entries() -> impl Strategy<Value = Vec<(usize, usize, Option<usize>)>> {
+    proptest::collection::vec(
+        (
+            0..EXC_WHENS.len(),
+            0..EXC_PREDICATES.len(),
+            proptest::option::of(0..EXC_PREDICATES.len()),
+        ),
+        1..6,
+    )
+}
+
+/// The entries as JSON; with `disguise`, every predicate occurrence is
+/// made textually unique (`(P) && g0 <= 2 + i`, true for every g0 in 0..2)
+/// so that no two can share an evaluation.
+fn entries_json(entries: &[(usize, usize, Option<usize>)], disguise: bool) -> Value {
+    let mut uses = 0;
+    let mut pred = |i: usize| {
+        uses += 1;
+        if disguise {
+            format!("({}) && g0 <= {}", EXC_PREDICATES[i], 2 + uses)
+        } else {
+            EXC_PREDICATES[i].to_string()
+        }
+    };
+    let list: Vec<Value> = entries
+        .iter()
+        .map(|&(w, a, b)| {
+            let mut e = match b {
+                None => json!({"threads": {"*": pred(a)}}),
+                Some(b) => json!({"one": pred(a), "others": pred(b)}),
+            };
+            if let Some(w) = EXC_WHENS[w] {
+                e["when"] = json!(w);
+            }
+            e
+        })
+        .collect();
+    Value::Array(list)
+}
+
+/// EXC_PREDICATES[i] at globals (g0, g1) for a thread at `pc`.
+fn exc_predicate(i: usize, g: &[Val], pc: &str) -> bool {
+    match EXC_PREDICATES[i] {
+        "@L0" => pc == "L0",
+        "@L1" => pc == "L1",
+        "@L1 && g1 == 0" => pc == "L1" && g[1] == 0,
+        "@L2 || g0 == 1" => pc == "L2" || g[0] == 1,
+        "!@L1" => pc != "L1",
+        "true" => true,
+        other => unreachable!("{other}"),
+    }
+}
+
+/// Is the state in the union of the entries (spec: `threads` with `"*"`
+/// is one product; one/others is the family of n products)?
+fn in_entries(entries: &[(usize, usize, Option<usize>)], g: &[Val], pcs: &[String]) -> bool {
+    entries.iter().any(|&(w, a, b)| {
+        let when = match EXC_WHENS[w] {
+            None => true,
+            Some("g0 == 0") => g[0] == 0,
+            Some("g1 != 2") => g[1] != 2,
+            Some(other) => unreachable!("{other}"),
+        };
+        when && match b {
+            None => pcs.iter().all(|pc| exc_predicate(a, g, pc)),
+            Some(b) => (0..pcs.len()).any(|i| {
+                exc_predicate(a, g, &pcs[i])
+                    && pcs
+                        .iter()
+                        .enumerate()
+                        .all(|(j, pc)| j == i || exc_predicate(b, g, pc))
+            }),
+        }
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Instantiating entries evaluates each distinct predicate once per
+    /// global store; E must not depend on that sharing.
+    #[test]
+    fn exception_entries_give_the_same_set_with_shared_or_distinct_predicates(m in model(), entries in exception_entries()) {
+        let with = |disguise: bool| {
+            let mut model = m.clone();
+            model["exceptions"] = entries_json(&entries, disguise);
+            common::load_value(&model)
+        };
+        let (shared, distinct) = (with(false), with(true));
+        let a = Cartesian::compute(&shared, Exceptions::Model, &CheckOptions::default()).unwrap();
+        let b = Cartesian::compute(&distinct, Exceptions::Model, &CheckOptions::default()).unwrap();
+        for (g, ls) in all_states(&shared) {
+            let (x, y) = (a.exceptions_contain_values(&g, &ls), b.exceptions_contain_values(&g, &ls));
+            prop_assert_eq!(x, y, "state {:?} {:?}", g, ls);
+            // And both are the entries' meaning, evaluated here directly.
+            let pcs: Vec<String> = ls
+                .iter()
+                .enumerate()
+                .map(|(t, l)| shared.template_of(t).locations[l[0] as usize].clone())
+                .collect();
+            prop_assert_eq!(x, in_entries(&entries, &g, &pcs), "state {:?} {:?}", g, pcs);
+        }
+    }
 
     #[test]
     fn thread_modular_over_approximates_standard(m in model()) {

@@ -309,15 +309,26 @@ impl<'p> Cartesian<'p> {
 
     /// Is the concrete state, given by values, in γ_cart(X) ∪ E?
     pub fn contains_values(&self, g: &[Val], ls: &[Vec<Val>]) -> bool {
-        let Some(g) = self.exp.globals.lookup(g) else {
-            return false;
-        };
+        self.ids_of(g, ls)
+            .is_some_and(|(g, ids)| self.contains(g, &ids))
+    }
+
+    /// Is the concrete state, given by values, in E?
+    pub fn exceptions_contain_values(&self, g: &[Val], ls: &[Vec<Val>]) -> bool {
+        self.ids_of(g, ls)
+            .is_some_and(|(g, ids)| self.exceptions.contains(g, &ids))
+    }
+
+    /// The interned ids of a state given by values; `None` if some store
+    /// never occurred (then the state is in neither X nor E).
+    fn ids_of(&self, g: &[Val], ls: &[Vec<Val>]) -> Option<(u32, Vec<u32>)> {
+        let g = self.exp.globals.lookup(g)?;
         let ids: Option<Vec<u32>> = ls
             .iter()
             .enumerate()
             .map(|(t, l)| self.exp.locals[self.exp.template_id(t)].lookup(l))
             .collect();
-        ids.is_some_and(|ids| self.contains(g, &ids))
+        Some((g, ids?))
     }
 
     /// Thread t's states (g, l) in the Cartesian part, as values.

@@ -4,7 +4,7 @@
 //! heart of Props. 8 and 9: α_c(P \ E(g)) for a product P, computed from the
 //! restrictions E_{j,r} without enumerating P.
 
-use crate::program::{Ctx, EvalError, ExceptionShape, Explorer, Val};
+use crate::program::{CExpr, Ctx, EvalError, ExceptionShape, Explorer, Val};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::borrow::Cow;
 
@@ -141,11 +141,11 @@ impl ExceptionSet {
     /// Builds E from the model's exception entries. `all_globals` are the
     /// global stores over which entries are instantiated (interned in `exp`);
     /// `universe[t]` is the number of local stores of thread t's template.
-    /// `stop` is asked, with the number of products so far, after each
-    /// global store; when it answers `Some(reason)` the instantiation ends
+    /// `stop` is asked, with the number of products so far, before each
+    /// entry at each global store; when it answers `Some(reason)` the instantiation ends
     /// there and the reason is returned beside the partial set.
-    pub fn from_entries(
-        exp: &Explorer,
+    pub fn from_entries<'p>(
+        exp: &Explorer<'p>,
         all_globals: &[u32],
         universe: &[usize],
         stop: &mut dyn FnMut(usize) -> Option<String>,
@@ -154,24 +154,56 @@ impl ExceptionSet {
         let n = prog.threads.len();
         let mut set = ExceptionSet::default();
         let mut products_so_far = 0;
+        // Per global store, each distinct (thread, predicate) is evaluated
+        // over the local stores once: generated exception sets repeat the
+        // same predicates across many entries. Equal predicates get one id
+        // here, looked up below by address (hashing whole expressions per
+        // global store would cost as much as evaluating them).
+        let mut by_shape: FxHashMap<(usize, &'p CExpr), usize> = FxHashMap::default();
+        let mut id_at: FxHashMap<(usize, *const CExpr), usize> = FxHashMap::default();
         for entry in &prog.exceptions {
-            for &g in all_globals {
+            let pairs: Vec<(usize, &'p CExpr)> = match &entry.shape {
+                ExceptionShape::Product(per) => per
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(t, e)| e.as_ref().map(|e| (t, e)))
+                    .collect(),
+                ExceptionShape::OneOthers { one, others, over } => over
+                    .iter()
+                    .flat_map(|&t| [(t as usize, one), (t as usize, others)])
+                    .collect(),
+            };
+            for (t, e) in pairs {
+                let fresh = by_shape.len();
+                let id = *by_shape.entry((t, e)).or_insert(fresh);
+                id_at.insert((t, e as *const CExpr), id);
+            }
+        }
+        let mut sats: Vec<Option<BitSet>> = vec![None; by_shape.len()];
+        for &g in all_globals {
+            sats.iter_mut().for_each(|s| *s = None);
+            let gs = exp.globals.get(g);
+            for entry in &prog.exceptions {
                 if let Some(why) = stop(products_so_far) {
                     return Ok((set, Some(why)));
                 }
-                let gs = exp.globals.get(g);
                 if let Some(w) = &entry.when
                     && w.eval(&Ctx::global(gs, None))? == 0
                 {
                     continue;
                 }
-                let sat = |t: usize, pred: &crate::program::CExpr| -> Result<BitSet, EvalError> {
+                let mut sat = |t: usize, pred: &'p CExpr| -> Result<BitSet, EvalError> {
+                    let id = id_at[&(t, pred as *const CExpr)];
+                    if let Some(b) = &sats[id] {
+                        return Ok(b.clone());
+                    }
                     let mut b = BitSet::empty(universe[t]);
                     for l in 0..universe[t] as u32 {
                         if local_pred(exp, pred, gs, t, l)? {
                             b.insert(l);
                         }
                     }
+                    sats[id] = Some(b.clone());
                     Ok(b)
                 };
                 let mut products = Vec::new();
@@ -179,12 +211,21 @@ impl ExceptionSet {
                     ExceptionShape::Product(per) => {
                         let mut p = Vec::with_capacity(n);
                         for (t, pred) in per.iter().enumerate() {
-                            p.push(match pred {
+                            let c = match pred {
                                 Some(e) => sat(t, e)?,
                                 None => BitSet::full(universe[t]),
-                            });
+                            };
+                            // A product with an empty component is empty:
+                            // the other threads' predicates need no
+                            // evaluating at this g.
+                            if c.is_empty() {
+                                break;
+                            }
+                            p.push(c);
                         }
-                        products.push(p);
+                        if p.len() == n {
+                            products.push(p);
+                        }
                     }
                     ExceptionShape::OneOthers { one, others, over } => {
                         let mut ones = Vec::with_capacity(n);

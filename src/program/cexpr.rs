@@ -11,7 +11,7 @@ pub type Val = i32;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EvalError(pub String);
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum CExpr {
     Const(i64),
     Global(u32),
