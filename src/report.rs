@@ -131,10 +131,12 @@ impl RunReport {
             m.insert("verdict".into(), json!(o.verdict.name()));
             m.insert("reason".into(), json!(o.reason));
             m.insert("stats".into(), stats.clone());
-            m.insert(
-                "trace".into(),
-                o.trace.as_ref().map(Trace::to_json).unwrap_or(Value::Null),
-            );
+            match &o.trace {
+                Some(t) => m.extend(t.json_fields()),
+                None => {
+                    m.insert("trace".into(), Value::Null);
+                }
+            }
             if let Some(w) = &o.witness {
                 m.insert("witness".into(), w.to_json());
             }

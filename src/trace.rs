@@ -84,37 +84,40 @@ impl Trace {
         }
     }
 
-    pub fn to_json(&self) -> Value {
+    /// The trace's fields of a property's JSON line: `initial` (the
+    /// initial state), `trace` (the steps, an array) and, for a model
+    /// error, `failure`.
+    pub fn json_fields(&self) -> Vec<(String, Value)> {
         let obj = |vars: &Vars| Value::Object(vars.iter().cloned().collect::<Map<_, _>>());
-        let mut m = Map::new();
-        m.insert("initial".into(), serde_json::json!({
+        let initial = serde_json::json!({
             "globals": obj(&self.initial_globals),
             "locals": Value::Object(self.initial_locals.iter().map(|(n, v)| (n.clone(), obj(v))).collect()),
-        }));
-        m.insert(
-            "steps".into(),
-            Value::Array(
-                self.steps
-                    .iter()
-                    .map(|s| {
-                        let mut step = serde_json::json!({
-                            "thread": s.thread,
-                            "transition": s.transition,
-                            "globals": obj(&s.globals),
-                            "locals": obj(&s.locals),
-                        });
-                        if let Some((t, tr, l)) = &s.partner {
-                            step["partner"] = serde_json::json!({"thread": t, "transition": tr, "locals": obj(l)});
-                        }
-                        step
-                    })
-                    .collect(),
-            ),
-        );
+        });
+        let steps = self
+            .steps
+            .iter()
+            .map(|s| {
+                let mut step = serde_json::json!({
+                    "thread": s.thread,
+                    "transition": s.transition,
+                    "globals": obj(&s.globals),
+                    "locals": obj(&s.locals),
+                });
+                if let Some((t, tr, l)) = &s.partner {
+                    step["partner"] =
+                        serde_json::json!({"thread": t, "transition": tr, "locals": obj(l)});
+                }
+                step
+            })
+            .collect();
+        let mut out = vec![
+            ("initial".to_string(), initial),
+            ("trace".to_string(), Value::Array(steps)),
+        ];
         if let Some(f) = &self.failure {
-            m.insert("failure".into(), Value::String(f.clone()));
+            out.push(("failure".to_string(), Value::String(f.clone())));
         }
-        Value::Object(m)
+        out
     }
 
     /// Human-readable lines, one per step.

@@ -163,7 +163,7 @@ fn rendezvous_models_are_standard_only_and_traces_name_both_threads() {
             .unwrap(),
     )
     .unwrap();
-    let first = &line["trace"]["steps"][0];
+    let first = &line["trace"][0];
     assert_eq!(
         (
             first["thread"].as_str(),

@@ -53,7 +53,6 @@ pub fn replay(path: &Path, property: &str, extra: &[&str]) {
         .find(|v| v["property"] == property)
         .unwrap_or_else(|| panic!("no result for {property}"));
     assert_eq!(line["verdict"], "unsafe");
-    let trace = &line["trace"];
     let prog = weft::model::load_file(path, &[]).unwrap_or_else(|d| panic!("{}", d.render()));
     let mut exp = Explorer::new(&prog);
     let obj = |vars: Vec<(String, Value)>| Value::Object(vars.into_iter().collect());
@@ -62,16 +61,24 @@ pub fn replay(path: &Path, property: &str, extra: &[&str]) {
         .initial_states()
         .into_iter()
         .find(|(g, ls)| {
-            obj(prog.globals.render(exp.globals.get(*g))) == trace["initial"]["globals"]
+            obj(prog.globals.render(exp.globals.get(*g))) == line["initial"]["globals"]
                 && (0..prog.threads.len()).all(|t| {
                     obj(prog.template_of(t).render_local(exp.local(t, ls[t])))
-                        == trace["initial"]["locals"][&prog.threads[t].name]
+                        == line["initial"]["locals"][&prog.threads[t].name]
                 })
         })
         .expect("the trace starts in an initial state");
-    let steps = trace["steps"].as_array().unwrap();
+    let steps = line["trace"].as_array().unwrap();
     assert!(!steps.is_empty());
     for (k, step) in steps.iter().enumerate() {
+        // The shape docs/output.md promises: thread, transition, globals and
+        // locals (with the pc) as name -> value.
+        assert!(
+            step["thread"].is_string() && step["transition"].is_string(),
+            "{step}"
+        );
+        assert!(step["globals"].is_object(), "{step}");
+        assert!(step["locals"]["pc"].is_string(), "{step}");
         let t = prog
             .threads
             .iter()
