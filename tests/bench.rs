@@ -23,34 +23,33 @@ fn record<'a>(records: &'a [Value], mode: &str, n: u64) -> &'a Value {
         .unwrap_or_else(|| panic!("no record for {mode} n={n}"))
 }
 
+/// `weft bench ARGS --out OUT --quiet`, which must exit 0.
+fn bench_ok(args: &str, out: &Path) -> std::process::Output {
+    let run = weft()
+        .arg("bench")
+        .args(args.split_whitespace())
+        .arg("--out")
+        .arg(out)
+        .arg("--quiet")
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    run
+}
+
 #[test]
 fn bench_writes_json_markdown_and_svg_for_a_small_lock_grid() {
     let out = tempfile::tempdir().unwrap();
     let dir = out.path().join("report");
-    let run = weft()
-        .args([
-            "bench",
-            "--family",
-            "lock",
-            "--threads",
-            "2,3",
-            "--sections",
-            "1",
-            "--modes",
-            "standard,cartesian-exc,thread-modular",
-            "--repeat",
-            "1",
-            "--out",
-            dir.to_str().unwrap(),
-            "--quiet",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "exit {:?}\n{}",
-        run.status.code(),
-        String::from_utf8_lossy(&run.stderr)
+    let run = bench_ok(
+        "--family lock --threads 2,3 --sections 1 --modes standard,cartesian-exc,thread-modular --repeat 1",
+        &dir,
     );
     assert!(
         run.stderr.is_empty(),
@@ -164,31 +163,9 @@ fn bench_writes_json_markdown_and_svg_for_a_small_lock_grid() {
 #[test]
 fn bench_records_a_timeout_and_still_succeeds() {
     let out = tempfile::tempdir().unwrap();
-    let run = weft()
-        .args([
-            "bench",
-            "--family",
-            "lock",
-            "--threads",
-            "30",
-            "--sections",
-            "3",
-            "--modes",
-            "standard",
-            "--timeout",
-            "0.5",
-            "--out",
-            out.path().to_str().unwrap(),
-            "--quiet",
-        ])
-        .timeout(std::time::Duration::from_secs(60))
-        .output()
-        .unwrap();
-    assert_eq!(
-        run.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
+    bench_ok(
+        "--family lock --threads 30 --sections 3 --modes standard --timeout 0.5",
+        out.path(),
     );
     let report = read_json(&out.path().join("report.json"));
     let records = report["records"].as_array().unwrap();
@@ -212,33 +189,9 @@ fn bench_records_a_timeout_and_still_succeeds() {
 #[test]
 fn bench_skips_larger_n_after_a_timeout() {
     let out = tempfile::tempdir().unwrap();
-    let run = weft()
-        .args([
-            "bench",
-            "--family",
-            "lock",
-            "--threads",
-            "4,30,40",
-            "--sections",
-            "3",
-            "--modes",
-            "standard",
-            "--timeout",
-            "0.3",
-            "--repeat",
-            "2",
-            "--out",
-        ])
-        .arg(out.path())
-        .arg("--quiet")
-        .timeout(std::time::Duration::from_secs(60))
-        .output()
-        .unwrap();
-    assert_eq!(
-        run.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
+    bench_ok(
+        "--family lock --threads 4,30,40 --sections 3 --modes standard --timeout 0.3 --repeat 2",
+        out.path(),
     );
     let report = read_json(&out.path().join("report.json"));
     let records = report["records"].as_array().unwrap();
@@ -336,32 +289,9 @@ fn bench_records_a_state_budget_and_skips_larger_n_naming_it() {
     let out = tempfile::tempdir().unwrap();
     // lock(2, 1) has 12 states and lock(3, 1) 32: a budget of 20 states
     // stops n = 3, and n = 4 is not run.
-    let run = weft()
-        .args([
-            "bench",
-            "--family",
-            "lock",
-            "--threads",
-            "2,3,4",
-            "--modes",
-            "standard",
-            "--max-states",
-            "20",
-            "--jobs",
-            "1",
-            "--repeat",
-            "1",
-            "--quiet",
-            "--out",
-        ])
-        .arg(out.path())
-        .output()
-        .unwrap();
-    assert_eq!(
-        run.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
+    bench_ok(
+        "--family lock --threads 2,3,4 --modes standard --max-states 20 --jobs 1 --repeat 1",
+        out.path(),
     );
     let report = read_json(&out.path().join("report.json"));
     assert_eq!(report["settings"]["max_states"], 20, "{report}");
