@@ -244,8 +244,80 @@ fn in_entries(entries: &[(usize, usize, Option<usize>)], g: &[Val], pcs: &[Strin
     })
 }
 
+const RANGE_GUARDS: &[&str] = &[
+    "x < 3",
+    "y <= x",
+    "x > y",
+    "y >= 2",
+    "x == 4",
+    "x < y && y < 6",
+    "x != 1",
+    "!(x < 2)",
+    "x < 2 || y > 5",
+    "k == 1",
+    "x + y < 5",
+];
+const RANGE_UPDATES: &[&str] = &[
+    "x := x + 1",
+    "y := x",
+    "x := (x + 3) % 8",
+    "y := y * 2 % 8",
+    "x := y - 1",
+    "k := 1 - k",
+    "y := x / 2 + 1",
+    "x := 7 - y",
+    "k := x % 2",
+    "y := (x & 3) | 1",
+];
+
+/// Two globals x, y in 0..7 and a local k, moved by comparisons and
+/// arithmetic that the range inference has to bound.
+fn range_model() -> impl Strategy<Value = Value> {
+    let step = (
+        0..3usize,
+        0..3usize,
+        0..RANGE_GUARDS.len(),
+        proptest::collection::vec(0..RANGE_UPDATES.len(), 1..3),
+    );
+    (proptest::collection::vec(step, 1..7), 0..4i64).prop_map(|(steps, x0)| {
+        let ts: Vec<Value> = steps
+            .into_iter()
+            .map(|(f, t, g, us)| {
+                let updates: Vec<&str> = us.iter().map(|&u| RANGE_UPDATES[u]).collect();
+                json!({"from": format!("L{f}"), "to": format!("L{t}"), "when": RANGE_GUARDS[g], "do": updates.join("; ")})
+            })
+            .chain([json!({"from": "L2", "to": "L1", "when": "false"})])
+            .collect();
+        json!({
+            "name": "ranges",
+            "globals": {"x": {"type": "int", "min": 0, "max": 7, "init": x0}, "y": {"type": "int", "min": 0, "max": 7, "init": 0}},
+            "threads": [{"name": "p", "count": 2, "start": "L0",
+                "locals": {"k": {"type": "int", "min": 0, "max": 1, "init": 0}}, "transitions": ts}],
+            "properties": [{"name": "bad", "error": "x == 7 && y == 7"}]
+        })
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Range inference over comparisons and arithmetic: every reachable
+    /// state is inside, and cartesian-exc (whose universe the ranges build)
+    /// still over-approximates standard.
+    #[test]
+    fn inferred_ranges_bound_guarded_arithmetic(m in range_model()) {
+        let prog = common::load_value(&m);
+        let ranges = weft::program::ranges::Ranges::infer(&prog);
+        for (g, ls) in engine::standard::reachable(&prog).unwrap() {
+            prop_assert!(ranges.contain(&g, &ls, &prog), "state {:?} {:?} outside {:?}", g, ls, ranges);
+        }
+        let c = Cartesian::compute(&prog, Exceptions::Empty, &CheckOptions::default()).unwrap();
+        prop_assert!(c.stopped.is_none(), "{:?}", c.stopped);
+        let tm = ThreadModular::compute(&prog);
+        for t in 0..prog.threads.len() {
+            prop_assert_eq!(c.thread_states(t), tm.reach_values(t), "thread {}", t);
+        }
+    }
 
     /// Instantiating entries evaluates each distinct predicate once per
     /// global store; E must not depend on that sharing.
@@ -257,6 +329,7 @@ proptest! {
             common::load_value(&model)
         };
         let (shared, distinct) = (with(false), with(true));
+        let ranges = weft::program::ranges::Ranges::infer(&shared);
         let a = Cartesian::compute(&shared, Exceptions::Model, &CheckOptions::default()).unwrap();
         let b = Cartesian::compute(&distinct, Exceptions::Model, &CheckOptions::default()).unwrap();
         for (g, ls) in all_states(&shared) {
@@ -268,7 +341,9 @@ proptest! {
                 .enumerate()
                 .map(|(t, l)| shared.template_of(t).locations[l[0] as usize].clone())
                 .collect();
-            prop_assert_eq!(x, in_entries(&entries, &g, &pcs), "state {:?} {:?}", g, pcs);
+            // E is instantiated inside the inferred ranges only.
+            let inside = ranges.contain(&g, &ls, &shared);
+            prop_assert_eq!(x, inside && in_entries(&entries, &g, &pcs), "state {:?} {:?}", g, pcs);
         }
     }
 
@@ -286,6 +361,18 @@ proptest! {
         if verdict(&prog, Mode::Standard) == Verdict::Unsafe {
             prop_assert_eq!(verdict(&prog, Mode::ThreadModular), Verdict::Unknown);
             prop_assert_eq!(verdict(&prog, Mode::CartesianExc), Verdict::Unknown);
+        }
+    }
+
+    /// Every value a reachable state holds lies in the inferred ranges
+    /// (the abstract modes' states are checked by cartesian-exc itself,
+    /// which stops with an internal error on a step outside them).
+    #[test]
+    fn inferred_ranges_contain_every_reachable_value(m in model()) {
+        let prog = common::load_value(&m);
+        let ranges = weft::program::ranges::Ranges::infer(&prog);
+        for (g, ls) in engine::standard::reachable(&prog).unwrap() {
+            prop_assert!(ranges.contain(&g, &ls, &prog), "state {:?} {:?} outside {:?}", g, ls, ranges);
         }
     }
 

@@ -15,6 +15,7 @@
 
 use super::exceptions::{BitSet, ExceptionSet, Product, Removals, Subtraction};
 use super::{Budget, CheckOptions, abstract_model_error_outcome, selected_properties};
+use crate::program::ranges::Ranges;
 use crate::program::{Explorer, Mode, Program, Val, Verdict};
 use crate::report::{Outcome, RunReport, Stats, Witness};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -26,6 +27,9 @@ use std::time::Instant;
 const MAX_LOCALS: usize = 1 << 20;
 /// Global stores enumerated at most to instantiate exception entries.
 const MAX_GLOBALS: usize = 1 << 20;
+/// Why a run stops if a step leaves the inferred ranges (it cannot, if
+/// `Ranges::infer` is right): the run then answers `unknown`, never `safe`.
+const OUTSIDE_RANGES: &str = "internal error: a step of the abstraction left the value ranges weft inferred; please report this model";
 
 /// A product as values: (global store, per-thread sets of local stores).
 pub type ProductValues = (Vec<Val>, Vec<Vec<Vec<Val>>>);
@@ -61,17 +65,15 @@ pub struct Cartesian<'p> {
 impl<'p> Cartesian<'p> {
     /// Prepares the explorer: every local store of every template is
     /// interned up front, so local ids are dense and bitsets have fixed width.
-    pub fn explorer(prog: &'p Program) -> Result<(Explorer<'p>, Vec<usize>), String> {
+    pub fn explorer(
+        prog: &'p Program,
+        ranges: &Ranges,
+    ) -> Result<(Explorer<'p>, Vec<usize>), String> {
         let mut exp = Explorer::new(prog);
         let mut per_template = Vec::new();
         for (ti, tpl) in prog.templates.iter().enumerate() {
-            let mut domains: Vec<(i64, i64)> = vec![(0, tpl.locations.len() as i64 - 1)];
-            for v in &tpl.locals.vars {
-                for _ in 0..v.len.unwrap_or(1) {
-                    domains.push((v.domain.min, v.domain.max));
-                }
-            }
-            let stores = enumerate(&domains, MAX_LOCALS).ok_or_else(|| {
+            let domains = &ranges.locals[ti];
+            let stores = enumerate(domains, MAX_LOCALS).ok_or_else(|| {
                 format!("cartesian-exc enumerates every local store of a template, and `{}` has more than {MAX_LOCALS}; use thread-modular or standard", tpl.name)
             })?;
             for s in &stores {
@@ -92,13 +94,18 @@ impl<'p> Cartesian<'p> {
         source: Exceptions,
         opts: &CheckOptions,
     ) -> Result<Cartesian<'p>, String> {
-        let (mut exp, universe) = Cartesian::explorer(prog)?;
+        let ranges = Ranges::infer(prog);
+        let (mut exp, universe) = Cartesian::explorer(prog, &ranges)?;
         let budget = Budget::new(opts);
         let mut stopped = None;
         let exceptions = match source {
             Exceptions::States(states) => {
+                // E ∩ the inferred ranges, as for the model's entries: E's
+                // states are taken as reachable, and only states inside the
+                // ranges have their successors inside them too.
                 let ids: Vec<(u32, Vec<u32>)> = states
                     .iter()
+                    .filter(|(g, ls)| ranges.contain(g, ls, prog))
                     .map(|(g, ls)| {
                         (
                             exp.globals.intern(g),
@@ -114,14 +121,8 @@ impl<'p> Cartesian<'p> {
             Exceptions::Empty => ExceptionSet::default(),
             Exceptions::Model if prog.exceptions.is_empty() => ExceptionSet::default(),
             Exceptions::Model => {
-                let mut domains = Vec::new();
-                for v in &prog.globals.vars {
-                    for _ in 0..v.len.unwrap_or(1) {
-                        domains.push((v.domain.min, v.domain.max));
-                    }
-                }
-                let stores = enumerate(&domains, MAX_GLOBALS).ok_or_else(|| {
-                    format!("the exception entries range over more than {MAX_GLOBALS} global stores; restrict the model's globals")
+                let stores = enumerate(&ranges.globals, MAX_GLOBALS).ok_or_else(|| {
+                    format!("the exception entries range over more than {MAX_GLOBALS} global stores (the values the globals can hold, as far as weft can bound them); restrict the model's globals")
                 })?;
                 let gs: Vec<u32> = stores.iter().map(|s| exp.globals.intern(s)).collect();
                 let mut stop = |products| budget.exceeded_now(products, usize::MAX);
@@ -193,6 +194,9 @@ impl<'p> Cartesian<'p> {
                     return;
                 }
                 self.post_product(g, c, &mut queue);
+                if self.stopped.is_some() {
+                    return;
+                }
             }
         }
         // The fixpoint over X, semi-naively: a round of g posts the steps of
@@ -208,6 +212,9 @@ impl<'p> Cartesian<'p> {
             let base = self.x[&g].clone();
             let mut done = posted.remove(&g).unwrap_or_else(|| Posted::new(&base));
             self.round(g, &base, &mut done, &mut queue);
+            if self.stopped.is_some() {
+                return;
+            }
             done.base = base;
             posted.insert(g, done);
         }
@@ -246,6 +253,10 @@ impl<'p> Cartesian<'p> {
                 if let (Some((_, msg)), None) = (&succs.error, &self.model_error) {
                     self.model_error = Some((i, g, l, msg.clone()));
                 }
+                if succs.steps.iter().any(|s| s.l as usize >= self.universe[i]) {
+                    self.stopped = Some(OUTSIDE_RANGES.into());
+                    return;
+                }
                 for s in &succs.steps {
                     if self.exceptions.by_global.contains_key(&s.g) {
                         if !done.excepted[i].insert((s.g, s.l)) {
@@ -281,6 +292,10 @@ impl<'p> Cartesian<'p> {
                 let succs = self.exp.successors(i, g, l);
                 if let (Some((_, msg)), None) = (&succs.error, &self.model_error) {
                     self.model_error = Some((i, g, l, msg.clone()));
+                }
+                if succs.steps.iter().any(|s| s.l as usize >= self.universe[i]) {
+                    self.stopped = Some(OUTSIDE_RANGES.into());
+                    return;
                 }
                 for s in &succs.steps {
                     if !seen.insert((s.g, s.l)) {

@@ -4,6 +4,7 @@
 
 pub mod cexpr;
 pub mod explore;
+pub mod ranges;
 
 pub use cexpr::{CExpr, Ctx, EvalError, StateView, Val};
 pub use explore::{Explorer, Step, Succs};

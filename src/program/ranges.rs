@@ -1,0 +1,596 @@
+//! Range inference: for every variable, an interval that contains every
+//! value it can hold in any reachable state, and in any state of the
+//! abstract modes' over-approximations.
+//!
+//! Models translated from DVE declare `byte` variables (0..255) that hold a
+//! handful of values; `cartesian-exc` enumerates every local store of a
+//! template and, for exception sets, every global store, so declared ranges
+//! make it slow or impossible there. The analysis is non-relational (one
+//! interval per variable, every array cell sharing its array's interval):
+//! each transition's assignments are evaluated over the intervals, with the
+//! guard's comparisons of a scalar against a constant or another scalar
+//! narrowing them first, until nothing grows. A variable that keeps growing
+//! is widened to its declared bound, and a few descending rounds take back
+//! what widening gave away.
+//!
+//! Why the result holds for the abstract modes too: their states are built
+//! from initial values and from the same assignments evaluated at states
+//! whose every variable lies in its interval, and such values are inside the
+//! intervals by construction. Anything the analysis does not model (an
+//! expression form it cannot bound, `x := any`, channels) falls back to the
+//! declared range.
+
+use super::cexpr::CExpr;
+use super::{Layout, Program, Target, Template, Transition};
+use crate::model::expr::{BinOp, UnOp};
+
+/// A closed interval of values.
+pub type Interval = (i64, i64);
+
+/// Inferred intervals, per slot: globals, and per template its locals (slot
+/// 0, the pc, keeps all locations).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ranges {
+    pub globals: Vec<Interval>,
+    pub locals: Vec<Vec<Interval>>,
+}
+
+/// Exact rounds before a still-growing bound is widened to the declared one.
+const EXACT_ROUNDS: usize = 32;
+/// Descending rounds after the ascending ones reach a fixpoint.
+const NARROWING_ROUNDS: usize = 8;
+
+/// Per-variable intervals (indexed like `Layout::vars`).
+#[derive(Clone, PartialEq, Eq)]
+struct Env {
+    globals: Vec<Interval>,
+    locals: Vec<Vec<Interval>>,
+}
+
+impl Ranges {
+    /// The declared ranges, as the analysis's fallback and upper bound.
+    pub fn declared(prog: &Program) -> Ranges {
+        let env = Env::declared(prog);
+        env.to_slots(prog)
+    }
+
+    /// Does the state (globals, per-thread local stores) lie inside?
+    pub fn contain(&self, g: &[super::Val], ls: &[Vec<super::Val>], prog: &Program) -> bool {
+        let inside = |v: &[super::Val], r: &[Interval]| {
+            v.iter()
+                .zip(r)
+                .all(|(&x, &(lo, hi))| lo <= x as i64 && x as i64 <= hi)
+        };
+        inside(g, &self.globals)
+            && ls
+                .iter()
+                .enumerate()
+                .all(|(t, l)| inside(l, &self.locals[prog.threads[t].template as usize]))
+    }
+
+    /// The inferred ranges of the model (the declared ones for models with
+    /// channels, whose rendezvous the analysis does not model).
+    pub fn infer(prog: &Program) -> Ranges {
+        if !prog.channels.is_empty() {
+            return Ranges::declared(prog);
+        }
+        let declared = Env::declared(prog);
+        let mut env = Env::initial(prog);
+        let mut round = 0;
+        loop {
+            let next = env.join(&env.step(prog, &declared));
+            if next == env {
+                break;
+            }
+            env = if round < EXACT_ROUNDS {
+                next
+            } else {
+                env.widen(&next, &declared)
+            };
+            round += 1;
+        }
+        // Descending: the initial values and the values assigned from the
+        // current intervals. Every such round stays a post-fixpoint.
+        for _ in 0..NARROWING_ROUNDS {
+            let next = Env::initial(prog).join(&env.step(prog, &declared));
+            if next == env {
+                break;
+            }
+            env = next;
+        }
+        env.to_slots(prog)
+    }
+}
+
+/// The empty interval: the unit of `join`.
+const EMPTY: Interval = (i64::MAX, i64::MIN);
+
+fn join(a: Interval, b: Interval) -> Interval {
+    (a.0.min(b.0), a.1.max(b.1))
+}
+
+fn var_intervals(layout: &Layout, f: impl Fn(usize) -> Interval) -> Vec<Interval> {
+    (0..layout.vars.len()).map(f).collect()
+}
+
+/// The index of the variable occupying `slot` in `layout`.
+fn var_of(layout: &Layout, slot: u32) -> Option<usize> {
+    layout
+        .vars
+        .iter()
+        .position(|v| (v.slot..v.slot + v.len.unwrap_or(1)).contains(&slot))
+}
+
+impl Env {
+    fn declared(prog: &Program) -> Env {
+        let d = |l: &Layout| var_intervals(l, |i| (l.vars[i].domain.min, l.vars[i].domain.max));
+        Env {
+            globals: d(&prog.globals),
+            locals: prog.templates.iter().map(|t| d(&t.locals)).collect(),
+        }
+    }
+
+    /// The initial values' intervals.
+    fn initial(prog: &Program) -> Env {
+        let over = |layout: &Layout, stores: &[Box<[super::Val]>], first: u32| {
+            var_intervals(layout, |i| {
+                let v = &layout.vars[i];
+                let mut out: Option<Interval> = None;
+                for s in stores {
+                    for k in 0..v.len.unwrap_or(1) {
+                        let x = s[(v.slot + k - first) as usize] as i64;
+                        out = Some(out.map_or((x, x), |o| join(o, (x, x))));
+                    }
+                }
+                // No initial store at all: nothing is reachable; keep the
+                // declared range rather than reason about emptiness.
+                out.unwrap_or((v.domain.min, v.domain.max))
+            })
+        };
+        Env {
+            globals: over(&prog.globals, &prog.init_globals, 0),
+            locals: prog
+                .templates
+                .iter()
+                .map(|t| over(&t.locals, &t.init, 0))
+                .collect(),
+        }
+    }
+
+    fn join(&self, other: &Env) -> Env {
+        let j =
+            |a: &[Interval], b: &[Interval]| a.iter().zip(b).map(|(x, y)| join(*x, *y)).collect();
+        Env {
+            globals: j(&self.globals, &other.globals),
+            locals: self
+                .locals
+                .iter()
+                .zip(&other.locals)
+                .map(|(a, b)| j(a, b))
+                .collect(),
+        }
+    }
+
+    /// A bound that grew again jumps to the declared one.
+    fn widen(&self, next: &Env, declared: &Env) -> Env {
+        let w = |old: &[Interval], new: &[Interval], top: &[Interval]| {
+            old.iter()
+                .zip(new)
+                .zip(top)
+                .map(|((o, n), t)| {
+                    (
+                        if n.0 < o.0 { t.0 } else { n.0 },
+                        if n.1 > o.1 { t.1 } else { n.1 },
+                    )
+                })
+                .collect()
+        };
+        Env {
+            globals: w(&self.globals, &next.globals, &declared.globals),
+            locals: (0..self.locals.len())
+                .map(|t| w(&self.locals[t], &next.locals[t], &declared.locals[t]))
+                .collect(),
+        }
+    }
+
+    /// The values every transition may assign, from states inside `self`;
+    /// a variable no transition assigns comes back empty (`EMPTY`).
+    fn step(&self, prog: &Program, declared: &Env) -> Env {
+        let empty = |v: &[Interval]| vec![EMPTY; v.len()];
+        let mut out = Env {
+            globals: empty(&self.globals),
+            locals: self.locals.iter().map(|l| empty(l)).collect(),
+        };
+        for (ti, tpl) in prog.templates.iter().enumerate() {
+            let tids = tids(prog, ti);
+            for tr in &tpl.transitions {
+                self.assign(prog, ti, tpl, tr, tids, declared, &mut out);
+            }
+        }
+        out
+    }
+
+    /// Joins into `out` the values `tr` assigns from states in `self`.
+    #[allow(clippy::too_many_arguments)]
+    fn assign(
+        &self,
+        prog: &Program,
+        ti: usize,
+        tpl: &Template,
+        tr: &Transition,
+        tids: Interval,
+        declared: &Env,
+        out: &mut Env,
+    ) {
+        let mut here = Scope {
+            prog,
+            template: ti,
+            from: &tr.from,
+            tids,
+            globals: self.globals.clone(),
+            locals: self.locals[ti].clone(),
+        };
+        if let Some(g) = &tr.guard {
+            if here.eval(g) == Some((0, 0)) {
+                return; // never enabled from states inside the ranges
+            }
+            here.refine(g);
+        }
+        for a in &tr.actions {
+            let (is_global, slot, cell) = match &a.target {
+                Target::Global(s) => (true, *s, false),
+                Target::Local(s) => (false, *s, false),
+                Target::GlobalCell(s, _, _) => (true, *s, true),
+                Target::LocalCell(s, _, _) => (false, *s, true),
+            };
+            let layout = if is_global {
+                &prog.globals
+            } else {
+                &tpl.locals
+            };
+            let Some(var) = var_of(layout, slot) else {
+                continue;
+            };
+            let top = if is_global {
+                declared.globals[var]
+            } else {
+                declared.locals[ti][var]
+            };
+            // Values outside the declared range are run-time errors, not
+            // successors.
+            let value = match a.rhs.as_ref().and_then(|e| here.eval(e)) {
+                Some((lo, hi)) => (lo.max(top.0), hi.min(top.1)),
+                None => top,
+            };
+            if value.0 > value.1 {
+                return; // every value is out of range: no successor
+            }
+            let (scope, total) = if is_global {
+                (&mut here.globals[var], &mut out.globals[var])
+            } else {
+                (&mut here.locals[var], &mut out.locals[ti][var])
+            };
+            // A cell write keeps the array's other cells: a weak update.
+            *scope = if cell { join(*scope, value) } else { value };
+            *total = join(*total, value);
+        }
+    }
+
+    fn to_slots(&self, prog: &Program) -> Ranges {
+        let slots = |layout: &Layout, vars: &[Interval]| {
+            let mut out = vec![(0, 0); layout.slots as usize];
+            for (v, r) in layout.vars.iter().zip(vars) {
+                for k in 0..v.len.unwrap_or(1) {
+                    out[(v.slot + k) as usize] = *r;
+                }
+            }
+            out
+        };
+        Ranges {
+            globals: slots(&prog.globals, &self.globals),
+            locals: prog
+                .templates
+                .iter()
+                .zip(&self.locals)
+                .map(|(t, vars)| {
+                    let mut s = slots(&t.locals, vars);
+                    if let Some(pc) = s.first_mut() {
+                        *pc = (0, t.locations.len() as i64 - 1);
+                    }
+                    s
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The tids of a template's instances.
+fn tids(prog: &Program, template: usize) -> Interval {
+    let mut out: Option<Interval> = None;
+    for t in prog
+        .threads
+        .iter()
+        .filter(|t| t.template as usize == template)
+    {
+        out = Some(out.map_or((t.tid, t.tid), |o| join(o, (t.tid, t.tid))));
+    }
+    out.unwrap_or((0, 0))
+}
+
+/// Intervals as seen by one transition: the pc is one of `from`.
+struct Scope<'a> {
+    prog: &'a Program,
+    template: usize,
+    from: &'a [u16],
+    tids: Interval,
+    globals: Vec<Interval>,
+    locals: Vec<Interval>,
+}
+
+impl Scope<'_> {
+    fn global(&self, slot: u32) -> Option<Interval> {
+        var_of(&self.prog.globals, slot).map(|v| self.globals[v])
+    }
+
+    fn local(&self, slot: u32) -> Option<Interval> {
+        if slot == 0 {
+            let pcs = self.from.iter().map(|&p| p as i64);
+            return Some((pcs.clone().min()?, pcs.max()?));
+        }
+        var_of(&self.prog.templates[self.template].locals, slot).map(|v| self.locals[v])
+    }
+
+    /// An interval containing every value of `e` at states inside the
+    /// scope; `None` when the analysis cannot bound it.
+    fn eval(&self, e: &CExpr) -> Option<Interval> {
+        Some(match e {
+            CExpr::Const(c) => (*c, *c),
+            CExpr::Global(s) => self.global(*s)?,
+            CExpr::Local(s) => self.local(*s)?,
+            CExpr::GlobalCell(s, _, _, _) => self.global(*s)?,
+            CExpr::LocalCell(s, _, _, _) => self.local(*s)?,
+            CExpr::Tid => self.tids,
+            CExpr::At(masks) => {
+                let mask = masks.get(self.template)?;
+                let at = |p: &u16| mask.get(*p as usize).copied().unwrap_or(false);
+                match (self.from.iter().all(at), self.from.iter().any(at)) {
+                    (true, _) => (1, 1),
+                    (false, false) => (0, 0),
+                    _ => (0, 1),
+                }
+            }
+            CExpr::Un(op, x) => {
+                let (a, b) = self.eval(x)?;
+                match op {
+                    UnOp::Not => truth(a == 0 && b == 0, b < 0 || a > 0),
+                    UnOp::Neg => (b.checked_neg()?, a.checked_neg()?),
+                    UnOp::BitNot => (
+                        b.checked_neg()?.checked_sub(1)?,
+                        a.checked_neg()?.checked_sub(1)?,
+                    ),
+                    UnOp::ToInt => (a, b),
+                }
+            }
+            CExpr::Bin(op, x, y) => binop(*op, self.eval(x)?, self.eval(y)?)?,
+            // Properties' forms: not in transitions.
+            CExpr::InstLocal(..)
+            | CExpr::InstLocalCell(..)
+            | CExpr::InstAt(..)
+            | CExpr::Count(..)
+            | CExpr::Term(_) => return None,
+        })
+    }
+
+    /// Narrows the scalars a guard compares, where every state satisfying
+    /// the guard has them in the narrower interval: through `&&`, and for
+    /// `x op c`, `c op x` and `x op y` with x, y scalar variables.
+    fn refine(&mut self, guard: &CExpr) {
+        match guard {
+            CExpr::Bin(BinOp::And, a, b) => {
+                self.refine(a);
+                self.refine(b);
+            }
+            CExpr::Bin(op, x, y) => {
+                let (Some(xi), Some(yi)) = (self.eval(x), self.eval(y)) else {
+                    return;
+                };
+                let (nx, ny) = match op {
+                    BinOp::Lt => ((xi.0, xi.1.min(yi.1 - 1)), (yi.0.max(xi.0 + 1), yi.1)),
+                    BinOp::Le => ((xi.0, xi.1.min(yi.1)), (yi.0.max(xi.0), yi.1)),
+                    BinOp::Gt => ((xi.0.max(yi.0 + 1), xi.1), (yi.0, yi.1.min(xi.1 - 1))),
+                    BinOp::Ge => ((xi.0.max(yi.0), xi.1), (yi.0, yi.1.min(xi.1))),
+                    BinOp::Eq => {
+                        let m = (xi.0.max(yi.0), xi.1.min(yi.1));
+                        (m, m)
+                    }
+                    _ => return,
+                };
+                self.narrow(x, nx);
+                self.narrow(y, ny);
+            }
+            _ => {}
+        }
+    }
+
+    /// Narrows a scalar variable (not an array cell: the other cells do not
+    /// satisfy the guard); an empty result is left alone (the guard is then
+    /// never true, which `eval` says on the next round).
+    fn narrow(&mut self, e: &CExpr, to: Interval) {
+        if to.0 > to.1 {
+            return;
+        }
+        let var = match e {
+            CExpr::Global(s) => var_of(&self.prog.globals, *s).map(|v| &mut self.globals[v]),
+            CExpr::Local(s) if *s != 0 => {
+                var_of(&self.prog.templates[self.template].locals, *s).map(|v| &mut self.locals[v])
+            }
+            _ => None,
+        };
+        if let Some(v) = var {
+            *v = (v.0.max(to.0), v.1.min(to.1));
+        }
+    }
+}
+
+/// `[0, 1]` unless the comparison is decided: `(1, 1)` when always true,
+/// `(0, 0)` when always false.
+fn truth(always: bool, never: bool) -> Interval {
+    match (always, never) {
+        (true, _) => (1, 1),
+        (_, true) => (0, 0),
+        _ => (0, 1),
+    }
+}
+
+fn binop(op: BinOp, (a, b): Interval, (c, d): Interval) -> Option<Interval> {
+    let nonzero = |lo: i64, hi: i64| lo > 0 || hi < 0;
+    let zero = |lo: i64, hi: i64| lo == 0 && hi == 0;
+    Some(match op {
+        BinOp::Add => (a.checked_add(c)?, b.checked_add(d)?),
+        BinOp::Sub => (a.checked_sub(d)?, b.checked_sub(c)?),
+        BinOp::Mul => {
+            let p = [
+                a.checked_mul(c)?,
+                a.checked_mul(d)?,
+                b.checked_mul(c)?,
+                b.checked_mul(d)?,
+            ];
+            (*p.iter().min()?, *p.iter().max()?)
+        }
+        // Truncating division by a positive constant is monotone.
+        BinOp::Div if c == d && c > 0 => (a / c, b / c),
+        BinOp::Div => return None,
+        // Remainder by a positive constant m, with the dividend's sign.
+        BinOp::Rem if c == d && c > 0 => {
+            let m = c;
+            if a >= 0 && a / m == b / m {
+                // One block of m values: the remainder is a shift.
+                (a % m, b % m)
+            } else if b <= 0 && a / m == b / m {
+                (a % m, b % m)
+            } else if a >= 0 {
+                (0, (m - 1).min(b))
+            } else if b <= 0 {
+                ((-(m - 1)).max(a), 0)
+            } else {
+                (-(m - 1), m - 1)
+            }
+        }
+        BinOp::Rem => return None,
+        BinOp::Eq => truth(a == b && c == d && a == c, b < c || d < a),
+        BinOp::Ne => truth(b < c || d < a, a == b && c == d && a == c),
+        BinOp::Lt => truth(b < c, a >= d),
+        BinOp::Le => truth(b <= c, a > d),
+        BinOp::Gt => truth(a > d, b <= c),
+        BinOp::Ge => truth(a >= d, b < c),
+        BinOp::And => truth(nonzero(a, b) && nonzero(c, d), zero(a, b) || zero(c, d)),
+        BinOp::Or => truth(nonzero(a, b) || nonzero(c, d), zero(a, b) && zero(c, d)),
+        BinOp::Implies => truth(zero(a, b) || nonzero(c, d), nonzero(a, b) && zero(c, d)),
+        BinOp::BitAnd if a >= 0 && c >= 0 => (0, b.min(d)),
+        BinOp::BitOr | BinOp::BitXor if a >= 0 && c >= 0 => {
+            let hi = b.max(d);
+            // All bits up to the highest set bit of either operand.
+            let mask = if hi == 0 {
+                0
+            } else {
+                (1i64 << (64 - hi.leading_zeros())) - 1
+            };
+            (0, mask)
+        }
+        BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The range of `y` in a model where x takes any value in 0..7 and one
+    /// transition, guarded by `guard`, runs `update`.
+    fn y_range(guard: &str, update: &str) -> Interval {
+        let model = serde_json::json!({
+            "name": "r",
+            "globals": {
+                "x": {"type": "int", "min": 0, "max": 7, "init": "any"},
+                "y": {"type": "int", "min": 0, "max": 7, "init": 0},
+                "a": {"type": "array", "len": 2, "of": {"type": "int", "min": 0, "max": 7}, "init": [0, 5]}
+            },
+            "threads": [{"name": "p", "count": 1, "start": "L0",
+                "transitions": [{"from": "L0", "to": "L0", "when": guard, "do": update}]}],
+            "properties": [{"name": "bad", "error": "false"}]
+        });
+        let prog = crate::model::load_str(&model.to_string(), "r.json", &[])
+            .unwrap_or_else(|d| panic!("{}", d.render()));
+        Ranges::infer(&prog).globals[1]
+    }
+
+    #[test]
+    fn guards_narrow_what_assignments_read() {
+        // By hand: y starts at 0 and gets the values of x allowed by the guard.
+        assert_eq!(y_range("x < 3", "y := x"), (0, 2));
+        assert_eq!(y_range("x <= 3", "y := x"), (0, 3));
+        assert_eq!(y_range("x > 5", "y := x"), (0, 7));
+        assert_eq!(y_range("x > 5", "y := x - 5"), (0, 2));
+        assert_eq!(y_range("x >= 4 && x < 6", "y := x"), (0, 5));
+        assert_eq!(y_range("x == 3", "y := x + 1"), (0, 4));
+        assert_eq!(y_range("3 > x", "y := x"), (0, 2));
+        // x < y: y starts at 0, so x < y never holds until y grows: y stays 0.
+        assert_eq!(y_range("x < y", "y := x"), (0, 0));
+        // An assignment reads the values written before it in the same step.
+        assert_eq!(y_range("x < 2", "x := x + 3; y := x"), (0, 4));
+        // Array cells: a guard on one cell narrows nothing; a write to a
+        // cell keeps the others.
+        assert_eq!(y_range("a[0] < 1", "y := a[1]"), (0, 5));
+        assert_eq!(y_range("true", "a[0] := 2; y := a[1]"), (0, 5));
+        // Disjunctions and negations do not narrow.
+        assert_eq!(y_range("x < 1 || x > 6", "y := x"), (0, 7));
+        // A remainder within one block of the modulus is a shift.
+        assert_eq!(y_range("x < 2", "y := (x + 257) % 256"), (0, 2));
+        // Values outside the declared range are run-time errors, not values.
+        assert_eq!(y_range("true", "y := x + 5"), (0, 7));
+    }
+
+    #[test]
+    fn interval_arithmetic_contains_every_result() {
+        let samples: Vec<Interval> =
+            vec![(0, 0), (0, 3), (-2, 2), (1, 9), (-5, -1), (3, 3), (0, 255)];
+        let ops = [
+            BinOp::Add,
+            BinOp::Sub,
+            BinOp::Mul,
+            BinOp::Div,
+            BinOp::Rem,
+            BinOp::Eq,
+            BinOp::Ne,
+            BinOp::Lt,
+            BinOp::Le,
+            BinOp::Gt,
+            BinOp::Ge,
+            BinOp::And,
+            BinOp::Or,
+            BinOp::Implies,
+            BinOp::BitAnd,
+            BinOp::BitOr,
+            BinOp::BitXor,
+        ];
+        for op in ops {
+            for &x in &samples {
+                for &y in &samples {
+                    let Some((lo, hi)) = binop(op, x, y) else {
+                        continue;
+                    };
+                    for u in x.0..=x.1 {
+                        for v in y.0..=y.1 {
+                            if let Ok(r) = super::super::cexpr::binop(op, u, v) {
+                                assert!(
+                                    lo <= r && r <= hi,
+                                    "{op:?} {x:?} {y:?}: {u} {v} gives {r}, outside [{lo}, {hi}]"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
