@@ -72,14 +72,23 @@ impl<'p> Cartesian<'p> {
         let mut exp = Explorer::new(prog);
         let mut per_template = Vec::new();
         for (ti, tpl) in prog.templates.iter().enumerate() {
-            let domains = &ranges.locals[ti];
-            let stores = enumerate(domains, MAX_LOCALS).ok_or_else(|| {
-                format!("cartesian-exc enumerates every local store of a template, and `{}` has more than {MAX_LOCALS}; use thread-modular or standard", tpl.name)
-            })?;
-            for s in &stores {
-                exp.locals[ti].intern(s);
+            // The local stores inside the inferred ranges, location by
+            // location.
+            let too_many = || {
+                format!(
+                    "cartesian-exc enumerates every local store of a template, and `{}` has more than {MAX_LOCALS}; use thread-modular or standard",
+                    tpl.name
+                )
+            };
+            let mut count = 0;
+            for domains in ranges.local_boxes(ti) {
+                let stores = enumerate(domains, MAX_LOCALS - count).ok_or_else(too_many)?;
+                for s in &stores {
+                    exp.locals[ti].intern(s);
+                }
+                count += stores.len();
             }
-            per_template.push(stores.len());
+            per_template.push(count);
         }
         let universe = prog
             .threads

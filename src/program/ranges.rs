@@ -5,13 +5,15 @@
 //! Models translated from DVE declare `byte` variables (0..255) that hold a
 //! handful of values; `cartesian-exc` enumerates every local store of a
 //! template and, for exception sets, every global store, so declared ranges
-//! make it slow or impossible there. The analysis is non-relational (one
-//! interval per variable, every array cell sharing its array's interval):
-//! each transition's assignments are evaluated over the intervals, with the
-//! guard's comparisons of a scalar against a constant or another scalar
-//! narrowing them first, until nothing grows. A variable that keeps growing
-//! is widened to its declared bound, and a few descending rounds take back
-//! what widening gave away.
+//! make it slow or impossible there. The analysis keeps one interval per
+//! global variable, and per local variable *and location* of its template
+//! (every array cell sharing its array's interval), plus which locations can
+//! be reached at all: each transition's assignments are evaluated over the
+//! intervals of its source locations, with the guard's comparisons of a
+//! scalar against a constant or another scalar narrowing them first, and the
+//! thread's locals after the step are joined into its target location, until
+//! nothing grows. A variable that keeps growing is widened to its declared
+//! bound, and a few descending rounds take back what widening gave away.
 //!
 //! Why the result holds for the abstract modes too: their states are built
 //! from initial values and from the same assignments evaluated at states
@@ -27,12 +29,13 @@ use crate::model::expr::{BinOp, UnOp};
 /// A closed interval of values.
 pub type Interval = (i64, i64);
 
-/// Inferred intervals, per slot: globals, and per template its locals (slot
-/// 0, the pc, keeps all locations).
+/// Inferred intervals, per slot: globals, and per template and location its
+/// local store's slots (slot 0, the pc, is the location itself); `None` for
+/// a location no run reaches.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ranges {
     pub globals: Vec<Interval>,
-    pub locals: Vec<Vec<Interval>>,
+    pub locals: Vec<Vec<Option<Vec<Interval>>>>,
 }
 
 /// Exact rounds before a still-growing bound is widened to the declared one.
@@ -40,11 +43,24 @@ const EXACT_ROUNDS: usize = 32;
 /// Descending rounds after the ascending ones reach a fixpoint.
 const NARROWING_ROUNDS: usize = 8;
 
-/// Per-variable intervals (indexed like `Layout::vars`).
+/// Per-variable intervals (indexed like `Layout::vars`): the globals', and
+/// per template and location the locals' (`None`: not reached).
 #[derive(Clone, PartialEq, Eq)]
 struct Env {
     globals: Vec<Interval>,
-    locals: Vec<Vec<Interval>>,
+    locals: Vec<Vec<Option<Vec<Interval>>>>,
+}
+
+fn join_vars(a: &[Interval], b: &[Interval]) -> Vec<Interval> {
+    a.iter().zip(b).map(|(x, y)| join(*x, *y)).collect()
+}
+
+fn join_at(a: &Option<Vec<Interval>>, b: &Option<Vec<Interval>>) -> Option<Vec<Interval>> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(join_vars(x, y)),
+        (Some(x), None) | (None, Some(x)) => Some(x.clone()),
+        (None, None) => None,
+    }
 }
 
 impl Ranges {
@@ -56,16 +72,21 @@ impl Ranges {
 
     /// Does the state (globals, per-thread local stores) lie inside?
     pub fn contain(&self, g: &[super::Val], ls: &[Vec<super::Val>], prog: &Program) -> bool {
-        let inside = |v: &[super::Val], r: &[Interval]| {
-            v.iter()
-                .zip(r)
-                .all(|(&x, &(lo, hi))| lo <= x as i64 && x as i64 <= hi)
-        };
         inside(g, &self.globals)
-            && ls
-                .iter()
-                .enumerate()
-                .all(|(t, l)| inside(l, &self.locals[prog.threads[t].template as usize]))
+            && ls.iter().enumerate().all(|(t, l)| {
+                let at = self.locals[prog.threads[t].template as usize].get(l[0] as usize);
+                matches!(at, Some(Some(r)) if inside(l, r))
+            })
+    }
+
+    /// Per reached location of a template, the intervals of its local
+    /// store's slots (the pc fixed to the location).
+    pub fn local_boxes(&self, template: usize) -> Vec<&[Interval]> {
+        self.locals[template]
+            .iter()
+            .flatten()
+            .map(Vec::as_slice)
+            .collect()
     }
 
     /// The inferred ranges of the model (the declared ones for models with
@@ -109,6 +130,12 @@ fn join(a: Interval, b: Interval) -> Interval {
     (a.0.min(b.0), a.1.max(b.1))
 }
 
+fn inside(v: &[super::Val], r: &[Interval]) -> bool {
+    v.iter()
+        .zip(r)
+        .all(|(&x, &(lo, hi))| lo <= x as i64 && x as i64 <= hi)
+}
+
 fn var_intervals(layout: &Layout, f: impl Fn(usize) -> Interval) -> Vec<Interval> {
     (0..layout.vars.len()).map(f).collect()
 }
@@ -122,58 +149,66 @@ fn var_of(layout: &Layout, slot: u32) -> Option<usize> {
 }
 
 impl Env {
+    /// Every location reached, every variable over its declared range.
     fn declared(prog: &Program) -> Env {
         let d = |l: &Layout| var_intervals(l, |i| (l.vars[i].domain.min, l.vars[i].domain.max));
         Env {
             globals: d(&prog.globals),
-            locals: prog.templates.iter().map(|t| d(&t.locals)).collect(),
-        }
-    }
-
-    /// The initial values' intervals.
-    fn initial(prog: &Program) -> Env {
-        let over = |layout: &Layout, stores: &[Box<[super::Val]>], first: u32| {
-            var_intervals(layout, |i| {
-                let v = &layout.vars[i];
-                let mut out: Option<Interval> = None;
-                for s in stores {
-                    for k in 0..v.len.unwrap_or(1) {
-                        let x = s[(v.slot + k - first) as usize] as i64;
-                        out = Some(out.map_or((x, x), |o| join(o, (x, x))));
-                    }
-                }
-                // No initial store at all: nothing is reachable; keep the
-                // declared range rather than reason about emptiness.
-                out.unwrap_or((v.domain.min, v.domain.max))
-            })
-        };
-        Env {
-            globals: over(&prog.globals, &prog.init_globals, 0),
             locals: prog
                 .templates
                 .iter()
-                .map(|t| over(&t.locals, &t.init, 0))
+                .map(|t| vec![Some(d(&t.locals)); t.locations.len()])
                 .collect(),
         }
     }
 
+    /// The initial values' intervals, the locals' at their start location.
+    fn initial(prog: &Program) -> Env {
+        let store = |layout: &Layout, s: &[super::Val]| {
+            var_intervals(layout, |i| {
+                let v = &layout.vars[i];
+                (0..v.len.unwrap_or(1))
+                    .map(|k| s[(v.slot + k) as usize] as i64)
+                    .fold(EMPTY, |o, x| join(o, (x, x)))
+            })
+        };
+        let globals = prog
+            .init_globals
+            .iter()
+            .map(|s| store(&prog.globals, s))
+            .fold(vec![EMPTY; prog.globals.vars.len()], |a, b| {
+                join_vars(&a, &b)
+            });
+        let locals = prog
+            .templates
+            .iter()
+            .map(|t| {
+                let mut at: Vec<Option<Vec<Interval>>> = vec![None; t.locations.len()];
+                for s in &t.init {
+                    let loc = s[0] as usize;
+                    at[loc] = join_at(&at[loc], &Some(store(&t.locals, s)));
+                }
+                at
+            })
+            .collect();
+        Env { globals, locals }
+    }
+
     fn join(&self, other: &Env) -> Env {
-        let j =
-            |a: &[Interval], b: &[Interval]| a.iter().zip(b).map(|(x, y)| join(*x, *y)).collect();
         Env {
-            globals: j(&self.globals, &other.globals),
+            globals: join_vars(&self.globals, &other.globals),
             locals: self
                 .locals
                 .iter()
                 .zip(&other.locals)
-                .map(|(a, b)| j(a, b))
+                .map(|(a, b)| a.iter().zip(b).map(|(x, y)| join_at(x, y)).collect())
                 .collect(),
         }
     }
 
     /// A bound that grew again jumps to the declared one.
     fn widen(&self, next: &Env, declared: &Env) -> Env {
-        let w = |old: &[Interval], new: &[Interval], top: &[Interval]| {
+        let w = |old: &[Interval], new: &[Interval], top: &[Interval]| -> Vec<Interval> {
             old.iter()
                 .zip(new)
                 .zip(top)
@@ -185,21 +220,34 @@ impl Env {
                 })
                 .collect()
         };
+        let locals = (0..self.locals.len())
+            .map(|t| {
+                (0..self.locals[t].len())
+                    .map(|loc| {
+                        match (
+                            &self.locals[t][loc],
+                            &next.locals[t][loc],
+                            &declared.locals[t][loc],
+                        ) {
+                            (Some(o), Some(n), Some(top)) => Some(w(o, n, top)),
+                            (_, n, _) => n.clone(),
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
         Env {
             globals: w(&self.globals, &next.globals, &declared.globals),
-            locals: (0..self.locals.len())
-                .map(|t| w(&self.locals[t], &next.locals[t], &declared.locals[t]))
-                .collect(),
+            locals,
         }
     }
 
     /// The values every transition may assign, from states inside `self`;
     /// a variable no transition assigns comes back empty (`EMPTY`).
     fn step(&self, prog: &Program, declared: &Env) -> Env {
-        let empty = |v: &[Interval]| vec![EMPTY; v.len()];
         let mut out = Env {
-            globals: empty(&self.globals),
-            locals: self.locals.iter().map(|l| empty(l)).collect(),
+            globals: vec![EMPTY; self.globals.len()],
+            locals: self.locals.iter().map(|l| vec![None; l.len()]).collect(),
         };
         for (ti, tpl) in prog.templates.iter().enumerate() {
             let tids = tids(prog, ti);
@@ -222,13 +270,21 @@ impl Env {
         declared: &Env,
         out: &mut Env,
     ) {
+        // The locals over the reached source locations; none reached: the
+        // transition never fires.
+        let from = tr.from.iter().fold(None, |acc, &loc| {
+            join_at(&acc, &self.locals[ti][loc as usize])
+        });
+        let Some(locals) = from else {
+            return;
+        };
         let mut here = Scope {
             prog,
             template: ti,
             from: &tr.from,
             tids,
             globals: self.globals.clone(),
-            locals: self.locals[ti].clone(),
+            locals,
         };
         if let Some(g) = &tr.guard {
             if here.eval(g) == Some((0, 0)) {
@@ -254,7 +310,11 @@ impl Env {
             let top = if is_global {
                 declared.globals[var]
             } else {
-                declared.locals[ti][var]
+                // Every location of `declared` holds the declared ranges.
+                declared.locals[ti]
+                    .first()
+                    .and_then(|l| l.as_ref())
+                    .map_or((i64::MIN, i64::MAX), |l| l[var])
             };
             // Values outside the declared range are run-time errors, not
             // successors.
@@ -265,15 +325,21 @@ impl Env {
             if value.0 > value.1 {
                 return; // every value is out of range: no successor
             }
-            let (scope, total) = if is_global {
-                (&mut here.globals[var], &mut out.globals[var])
+            let scope = if is_global {
+                &mut here.globals[var]
             } else {
-                (&mut here.locals[var], &mut out.locals[ti][var])
+                &mut here.locals[var]
             };
             // A cell write keeps the array's other cells: a weak update.
             *scope = if cell { join(*scope, value) } else { value };
-            *total = join(*total, value);
+            if is_global {
+                out.globals[var] = join(out.globals[var], value);
+            }
         }
+        // The thread's locals after the step: assigned, or as the guard
+        // narrowed them.
+        let to = tr.to as usize;
+        out.locals[ti][to] = join_at(&out.locals[ti][to], &Some(here.locals));
     }
 
     fn to_slots(&self, prog: &Program) -> Ranges {
@@ -292,12 +358,17 @@ impl Env {
                 .templates
                 .iter()
                 .zip(&self.locals)
-                .map(|(t, vars)| {
-                    let mut s = slots(&t.locals, vars);
-                    if let Some(pc) = s.first_mut() {
-                        *pc = (0, t.locations.len() as i64 - 1);
-                    }
-                    s
+                .map(|(t, at)| {
+                    at.iter()
+                        .enumerate()
+                        .map(|(loc, vars)| {
+                            let mut s = slots(&t.locals, vars.as_ref()?);
+                            if let Some(pc) = s.first_mut() {
+                                *pc = (loc as i64, loc as i64);
+                            }
+                            Some(s)
+                        })
+                        .collect()
                 })
                 .collect(),
         }
@@ -522,6 +593,37 @@ mod tests {
         let prog = crate::model::load_str(&model.to_string(), "r.json", &[])
             .unwrap_or_else(|d| panic!("{}", d.render()));
         Ranges::infer(&prog).globals[1]
+    }
+
+    #[test]
+    fn locals_are_bounded_per_location_and_unreached_locations_are_none() {
+        // A counter j that only `wait`'s guard bounds (as in BEEM's bakery):
+        // loop: j < 2 -> wait; wait: j := j + 1 -> loop; loop: j == 2 -> done.
+        let model = serde_json::json!({
+            "name": "r",
+            "globals": {"x": {"type": "int", "min": 0, "max": 1, "init": 0}},
+            "threads": [{"name": "p", "count": 2, "start": "loop",
+                "locations": ["loop", "wait", "done", "never"],
+                "locals": {"j": {"type": "int", "min": 0, "max": 255, "init": 0}},
+                "transitions": [
+                    {"from": "loop", "to": "wait", "when": "j < 2"},
+                    {"from": "wait", "to": "loop", "do": "j := j + 1"},
+                    {"from": "loop", "to": "done", "when": "j == 2"},
+                    {"from": "done", "to": "never", "when": "x == 1"}
+                ]}],
+            "properties": [{"name": "bad", "error": "false"}]
+        });
+        let prog = crate::model::load_str(&model.to_string(), "r.json", &[])
+            .unwrap_or_else(|d| panic!("{}", d.render()));
+        let r = Ranges::infer(&prog);
+        let at = |loc: usize| r.locals[0][loc].clone();
+        // By hand: j ∈ 0..2 at loop, 0..1 at wait, 2 at done; x stays 0, so
+        // `never` is not reached.
+        assert_eq!(at(0), Some(vec![(0, 0), (0, 2)]));
+        assert_eq!(at(1), Some(vec![(1, 1), (0, 1)]));
+        assert_eq!(at(2), Some(vec![(2, 2), (2, 2)]));
+        assert_eq!(at(3), None);
+        assert_eq!(r.globals, vec![(0, 0)]);
     }
 
     #[test]
