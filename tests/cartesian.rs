@@ -234,3 +234,34 @@ fn a_budget_stops_the_instantiation_of_a_large_exception_set() {
     let r = engine::check(&prog, Mode::CartesianExc, &CheckOptions::default()).unwrap();
     assert_eq!(r.verdict(), Verdict::Safe);
 }
+
+/// A review found descending rounds of range inference that ended on
+/// ranges not closed under a step (an empty guard narrowing kept the old
+/// interval, so the step was not monotone): cartesian-exc then stepped an
+/// exception state out of its universe and stopped with an internal error.
+#[test]
+fn inferred_ranges_stay_closed_under_a_step() {
+    let prog = common::load_value(&serde_json::json!({
+        "name": "descending-not-closed",
+        "globals": {
+            "x": {"type": "int", "min": 0, "max": 10, "init": "any"},
+            "y": {"type": "int", "min": 0, "max": 20, "init": 0},
+            "z": {"type": "int", "min": 0, "max": 20, "init": 6},
+            "w": {"type": "int", "min": 0, "max": 20, "init": 0}},
+        "threads": [
+            {"name": "p", "count": 1, "start": "A", "transitions": [
+                {"from": "A", "to": "A", "when": "x > 5 && x < y", "do": "z := x"},
+                {"from": "A", "to": "A", "do": "w := z - 1"},
+                {"from": "A", "to": "A", "do": "y := w"}]},
+            {"name": "q", "count": 1, "start": "Q",
+                "locals": {"v": {"type": "int", "min": 0, "max": 20, "init": 0}},
+                "transitions": [{"from": "Q", "to": "Q", "do": "v := w"}]}],
+        "properties": [{"name": "bad", "error": "false"}],
+        "exceptions": [{"when": "w == 9", "threads": {}}]
+    }));
+    let r = engine::check(&prog, Mode::CartesianExc, &CheckOptions::default()).unwrap();
+    assert_eq!(r.verdict(), Verdict::Safe, "{:?}", r.outcomes);
+    let reach = engine::standard::reachable(&prog).unwrap();
+    let ranges = weft::program::ranges::Ranges::infer(&prog);
+    assert!(reach.iter().all(|(g, ls)| ranges.contain(g, ls, &prog)));
+}

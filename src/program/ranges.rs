@@ -110,11 +110,15 @@ impl Ranges {
             };
             round += 1;
         }
-        // Descending: the initial values and the values assigned from the
-        // current intervals. Every such round stays a post-fixpoint.
+        // Here `env` is closed: the initial values and every step from
+        // states inside it stay inside. Descending: the initial values and
+        // the values assigned from the current intervals, kept only while
+        // the result is still closed (a round of a monotone step would be;
+        // the check keeps that true of this code as it changes).
+        let post = |e: &Env| Env::initial(prog).join(&e.step(prog, &declared));
         for _ in 0..NARROWING_ROUNDS {
-            let next = Env::initial(prog).join(&env.step(prog, &declared));
-            if next == env {
+            let next = post(&env);
+            if next == env || !post(&next).within(&next) {
                 break;
             }
             env = next;
@@ -192,6 +196,24 @@ impl Env {
             })
             .collect();
         Env { globals, locals }
+    }
+
+    /// Is every interval of `self` inside the same one of `other` (and
+    /// every location `self` reaches reached by `other`)?
+    fn within(&self, other: &Env) -> bool {
+        let vars = |a: &[Interval], b: &[Interval]| {
+            a.iter()
+                .zip(b)
+                .all(|(x, y)| x.0 > x.1 || (y.0 <= x.0 && x.1 <= y.1))
+        };
+        vars(&self.globals, &other.globals)
+            && self.locals.iter().zip(&other.locals).all(|(a, b)| {
+                a.iter().zip(b).all(|(x, y)| match (x, y) {
+                    (None, _) => true,
+                    (Some(_), None) => false,
+                    (Some(x), Some(y)) => vars(x, y),
+                })
+            })
     }
 
     fn join(&self, other: &Env) -> Env {
@@ -290,7 +312,9 @@ impl Env {
             if here.eval(g) == Some((0, 0)) {
                 return; // never enabled from states inside the ranges
             }
-            here.refine(g);
+            if !here.refine(g) {
+                return; // a conjunct has no solution inside the ranges
+            }
         }
         for a in &tr.actions {
             let (is_global, slot, cell) = match &a.target {
@@ -454,42 +478,45 @@ impl Scope<'_> {
 
     /// Narrows the scalars a guard compares, where every state satisfying
     /// the guard has them in the narrower interval: through `&&`, and for
-    /// `x op c`, `c op x` and `x op y` with x, y scalar variables.
-    fn refine(&mut self, guard: &CExpr) {
+    /// `x op c`, `c op x` and `x op y` with x, y scalar variables. `false`
+    /// when a conjunct has no solution inside the scope: the transition
+    /// never fires from it. (Deciding that, rather than keeping the old
+    /// intervals, keeps the step monotone: smaller ranges never give larger
+    /// results.)
+    fn refine(&mut self, guard: &CExpr) -> bool {
         match guard {
-            CExpr::Bin(BinOp::And, a, b) => {
-                self.refine(a);
-                self.refine(b);
-            }
+            CExpr::Bin(BinOp::And, a, b) => self.refine(a) && self.refine(b),
             CExpr::Bin(op, x, y) => {
                 let (Some(xi), Some(yi)) = (self.eval(x), self.eval(y)) else {
-                    return;
+                    return true;
                 };
                 let (nx, ny) = match op {
-                    BinOp::Lt => ((xi.0, xi.1.min(yi.1 - 1)), (yi.0.max(xi.0 + 1), yi.1)),
+                    BinOp::Lt => (
+                        (xi.0, xi.1.min(yi.1.saturating_sub(1))),
+                        (yi.0.max(xi.0.saturating_add(1)), yi.1),
+                    ),
                     BinOp::Le => ((xi.0, xi.1.min(yi.1)), (yi.0.max(xi.0), yi.1)),
-                    BinOp::Gt => ((xi.0.max(yi.0 + 1), xi.1), (yi.0, yi.1.min(xi.1 - 1))),
+                    BinOp::Gt => (
+                        (xi.0.max(yi.0.saturating_add(1)), xi.1),
+                        (yi.0, yi.1.min(xi.1.saturating_sub(1))),
+                    ),
                     BinOp::Ge => ((xi.0.max(yi.0), xi.1), (yi.0, yi.1.min(xi.1))),
                     BinOp::Eq => {
                         let m = (xi.0.max(yi.0), xi.1.min(yi.1));
                         (m, m)
                     }
-                    _ => return,
+                    _ => return true,
                 };
-                self.narrow(x, nx);
-                self.narrow(y, ny);
+                // (`&` not `&&`: both sides narrow.)
+                nx.0 <= nx.1 && ny.0 <= ny.1 && self.narrow(x, nx) & self.narrow(y, ny)
             }
-            _ => {}
+            _ => true,
         }
     }
 
     /// Narrows a scalar variable (not an array cell: the other cells do not
-    /// satisfy the guard); an empty result is left alone (the guard is then
-    /// never true, which `eval` says on the next round).
-    fn narrow(&mut self, e: &CExpr, to: Interval) {
-        if to.0 > to.1 {
-            return;
-        }
+    /// satisfy the guard) to `to`; `false` if nothing is left.
+    fn narrow(&mut self, e: &CExpr, to: Interval) -> bool {
         let var = match e {
             CExpr::Global(s) => var_of(&self.prog.globals, *s).map(|v| &mut self.globals[v]),
             CExpr::Local(s) if *s != 0 => {
@@ -497,8 +524,12 @@ impl Scope<'_> {
             }
             _ => None,
         };
-        if let Some(v) = var {
-            *v = (v.0.max(to.0), v.1.min(to.1));
+        match var {
+            Some(v) => {
+                *v = (v.0.max(to.0), v.1.min(to.1));
+                v.0 <= v.1
+            }
+            None => true,
         }
     }
 }
@@ -644,6 +675,11 @@ mod tests {
         // cell keeps the others.
         assert_eq!(y_range("a[0] < 1", "y := a[1]"), (0, 5));
         assert_eq!(y_range("true", "a[0] := 2; y := a[1]"), (0, 5));
+        // A guard with no solution inside the ranges never fires (`x < x`
+        // is beyond intervals: it fires, harmlessly, as far as they know).
+        assert_eq!(y_range("x > 5 && x < 3", "y := 7"), (0, 0));
+        assert_eq!(y_range("x > 5 && 3 > x", "y := 7"), (0, 0));
+        assert_eq!(y_range("x < x", "y := 7"), (0, 7));
         // Disjunctions and negations do not narrow.
         assert_eq!(y_range("x < 1 || x > 6", "y := x"), (0, 7));
         // A remainder within one block of the modulus is a shift.
