@@ -23,7 +23,7 @@
 //! declared range.
 
 use super::cexpr::CExpr;
-use super::{Layout, Program, Target, Template, Transition};
+use super::{Layout, Program, Target, Transition};
 use crate::model::expr::{BinOp, UnOp};
 
 /// A closed interval of values.
@@ -115,7 +115,8 @@ impl Ranges {
         // the values assigned from the current intervals, kept only while
         // the result is still closed (a round of a monotone step would be;
         // the check keeps that true of this code as it changes).
-        let post = |e: &Env| Env::initial(prog).join(&e.step(prog, &declared));
+        let initial = Env::initial(prog);
+        let post = |e: &Env| initial.join(&e.step(prog, &declared));
         for _ in 0..NARROWING_ROUNDS {
             let next = post(&env);
             if next == env || !post(&next).within(&next) {
@@ -274,19 +275,17 @@ impl Env {
         for (ti, tpl) in prog.templates.iter().enumerate() {
             let tids = tids(prog, ti);
             for tr in &tpl.transitions {
-                self.assign(prog, ti, tpl, tr, tids, declared, &mut out);
+                self.assign(prog, ti, tr, tids, declared, &mut out);
             }
         }
         out
     }
 
     /// Joins into `out` the values `tr` assigns from states in `self`.
-    #[allow(clippy::too_many_arguments)]
     fn assign(
         &self,
         prog: &Program,
         ti: usize,
-        tpl: &Template,
         tr: &Transition,
         tids: Interval,
         declared: &Env,
@@ -326,7 +325,7 @@ impl Env {
             let layout = if is_global {
                 &prog.globals
             } else {
-                &tpl.locals
+                &prog.templates[ti].locals
             };
             let Some(var) = var_of(layout, slot) else {
                 continue;

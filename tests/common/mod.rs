@@ -109,3 +109,14 @@ pub fn replay(path: &Path, property: &str, extra: &[&str]) {
         "{model}: the last state is not an error state"
     );
 }
+
+/// The first state `standard` reaches outside the inferred value ranges,
+/// described, if any.
+pub fn reachable_outside_ranges(prog: &Program) -> Option<String> {
+    let ranges = weft::program::ranges::Ranges::infer(prog);
+    weft::engine::standard::reachable(prog)
+        .unwrap()
+        .into_iter()
+        .find(|(g, ls)| !ranges.contain(g, ls, prog))
+        .map(|(g, ls)| format!("state {g:?} {ls:?} outside {ranges:?}"))
+}
