@@ -1,16 +1,53 @@
 //! weft: a model checker for finite multithreaded programs.
 //!
-//! The pipeline: `model` (JSON text -> compiled `program::Program`), then one
-//! of the engines in `engine` over that program, then `report` for output.
-//! See docs/ARCHITECTURE.md for the code map.
+//! A model is a global store, thread templates with local stores and
+//! guarded transitions, and properties naming error states
+//! (docs/model-format.md). weft decides whether an error state is
+//! reachable, exactly ([`Mode::Standard`]) or in polynomial time by
+//! thread-modular abstraction ([`Mode::ThreadModular`],
+//! [`Mode::CartesianExc`]).
+//!
+//! ```
+//! use weft::{CheckOptions, Mode, Model, Verdict};
+//!
+//! let model = Model::load("models/peterson.json")?;
+//! let report = model.check(Mode::CartesianExc, &CheckOptions::default())?;
+//! assert_eq!(report.verdict(), Verdict::Safe);
+//! for outcome in &report.outcomes {
+//!     println!("{}: {} ({})", outcome.property, outcome.verdict.name(), outcome.reason);
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! The pipeline: `model` (text → diagnostics or a compiled `program`),
+//! one engine in `engine` over that program, typed results
+//! ([`RunReport`]), rendered by `report` ([`RunReport::to_text`],
+//! [`RunReport::to_json_lines`]). docs/ARCHITECTURE.md is the code map.
+
+#![warn(missing_docs)]
 
 pub mod bench;
-pub mod cli;
-pub mod engine;
-pub mod model;
-pub mod program;
-pub mod promela;
-pub mod property;
+mod builder;
+mod engine;
+mod facade;
+pub mod families;
+mod model;
+mod program;
+mod promela;
+mod property;
 pub mod regress;
-pub mod report;
-pub mod trace;
+mod report;
+mod sys;
+
+#[cfg(test)]
+mod tests;
+
+pub use builder::{ModelBuilder, TemplateBuilder};
+pub use engine::result::{
+    AbstractProduct, Derivation, Derived, GuaranteeEdge, Invariant, InvariantForm, Outcome,
+    Partner, ReachFact, RunReport, Stats, Store, ThreadSummary, Trace, TraceStep, Witness,
+    WitnessThread,
+};
+pub use engine::{CheckError, CheckOptions, MODEL_ERRORS, Mode, Verdict};
+pub use facade::{LoadOptions, Promela};
+pub use model::{Diagnostic, Model};

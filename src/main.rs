@@ -1,17 +1,39 @@
+//! The `weft` command: parses the command line (`cli`), calls the library
+//! facade, prints the rendered report and sets the exit code.
+
+mod cli;
+
 use clap::Parser;
-use std::path::Path;
-use std::process::ExitCode;
-use weft::cli::{
+use cli::{
     BenchArgs, Cli, Command, ConvertTo, FamilyArg, Format, GenFamily, ModeArg, Preset, Show,
 };
-use weft::engine::{self, CheckOptions};
-use weft::program::Mode;
+use std::path::Path;
+use std::process::ExitCode;
+use weft::{CheckOptions, LoadOptions, Mode, Model};
+
+/// Why a command did not run: printed on stderr, exit code 2.
+enum Failure {
+    /// Bad input: the loader's diagnostic, rendered with its source.
+    Input(Box<weft::Diagnostic>),
+    /// Anything else, as the sentence to print.
+    Message(String),
+}
+
+impl From<Box<weft::Diagnostic>> for Failure {
+    fn from(d: Box<weft::Diagnostic>) -> Failure {
+        Failure::Input(d)
+    }
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => ExitCode::from(code),
-        Err(message) => {
+        Err(failure) => {
+            let message = match failure {
+                Failure::Input(d) => d.render(),
+                Failure::Message(m) => m,
+            };
             eprint!("{message}");
             if !message.ends_with('\n') {
                 eprintln!();
@@ -21,20 +43,18 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> Result<u8, String> {
+fn run(cli: Cli) -> Result<u8, Failure> {
     match cli.command {
         Command::Check(args) => {
-            let prog = match &args.exceptions {
-                Some(exc) => weft::model::load::load_with_exceptions(
-                    &args.model,
-                    &args.params,
-                    args.error.as_deref(),
-                    exc,
-                ),
-                None => weft::model::load_any(&args.model, &args.params, args.error.as_deref()),
-            }
-            .map_err(|d| d.render())?;
-            for w in &prog.warnings {
+            let prog = Model::load_with(
+                &args.model,
+                &LoadOptions {
+                    params: args.params.clone(),
+                    error: args.error.clone(),
+                    exceptions: args.exceptions.clone(),
+                },
+            )?;
+            for w in prog.warnings() {
                 eprintln!("warning: {w}");
             }
             let mode = mode_of(args.mode);
@@ -53,8 +73,9 @@ fn run(cli: Cli) -> Result<u8, String> {
                 symmetry: args.symmetry,
                 jobs: args.jobs.map(usize::from),
             };
-            let report = engine::check(&prog, mode, &opts)
-                .map_err(|e| format!("error: {}: {e}", args.model.display()))?;
+            let report = prog
+                .check(mode, &opts)
+                .map_err(|e| Failure::Message(format!("error: {}: {e}", args.model.display())))?;
             match args.format {
                 Format::Text => print!("{}", report.to_text()),
                 Format::Json => print!("{}", report.to_json_lines()),
@@ -76,8 +97,8 @@ fn run(cli: Cli) -> Result<u8, String> {
                 max_states,
                 ..Default::default()
             };
-            let (text, ok) =
-                weft::regress::run_dir(&dir, &opts).map_err(|e| format!("error: {e}"))?;
+            let (text, ok) = weft::regress::run_dir(&dir, &opts)
+                .map_err(|e| Failure::Message(format!("error: {e}")))?;
             print!("{text}");
             Ok(if ok { 0 } else { 1 })
         }
@@ -85,15 +106,15 @@ fn run(cli: Cli) -> Result<u8, String> {
             let model = match family {
                 // clap refuses 0 threads or sections (exit 2).
                 GenFamily::Lock { threads, sections } => {
-                    weft::bench::generate::lock(threads, sections)
+                    weft::families::lock(threads, sections)
                 }
-                GenFamily::Simple { threads } => weft::bench::generate::simple(threads, false),
-                GenFamily::SimpleBool { threads } => weft::bench::generate::simple(threads, true),
-                GenFamily::Peterson => weft::bench::generate::peterson(),
+                GenFamily::Simple { threads } => weft::families::simple(threads, false),
+                GenFamily::SimpleBool { threads } => weft::families::simple(threads, true),
+                GenFamily::Peterson => weft::families::peterson(),
             };
             println!(
                 "{}",
-                serde_json::to_string_pretty(&model).map_err(|e| e.to_string())?
+                serde_json::to_string_pretty(&model).map_err(|e| Failure::Message(e.to_string()))?
             );
             Ok(0)
         }
@@ -108,18 +129,20 @@ fn convert_json(
     error: Option<&str>,
     params: &[(String, i64)],
     properties: &[String],
-) -> Result<u8, String> {
+) -> Result<u8, Failure> {
     if !properties.is_empty() {
-        return Err("error: --property applies to --to promela only".into());
+        return Err(Failure::Message(
+            "error: --property applies to --to promela only".into(),
+        ));
     }
-    let (mut value, warnings) = weft::model::load::to_json(model, error).map_err(|d| d.render())?;
+    let (mut value, warnings) = Model::dve_to_json(model, error)?;
     for w in warnings {
         eprintln!("warning: {w}");
     }
     let file = model.display().to_string();
     if !params.is_empty() {
         // Checks the names and values against the model first.
-        weft::model::load_str(&value.to_string(), &file, params).map_err(|d| d.render())?;
+        Model::from_json_with_params(&value.to_string(), &file, params)?;
         if let Some(ps) = value.get_mut("params").and_then(|p| p.as_object_mut()) {
             for (k, v) in params {
                 ps.insert(k.clone(), serde_json::Value::from(*v));
@@ -127,8 +150,8 @@ fn convert_json(
         }
     }
     // Validate what we print: it must load as it is.
-    let text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
-    weft::model::load_str(&text, &file, &[]).map_err(|d| d.render())?;
+    let text = serde_json::to_string_pretty(&value).map_err(|e| Failure::Message(e.to_string()))?;
+    Model::from_json(&text, &file)?;
     println!("{text}");
     Ok(0)
 }
@@ -139,19 +162,26 @@ fn convert_promela(
     error: Option<&str>,
     params: &[(String, i64)],
     properties: Vec<String>,
-) -> Result<u8, String> {
+) -> Result<u8, Failure> {
     let prog = if model.extension().and_then(|e| e.to_str()) == Some("dve") {
-        let (value, warnings) = weft::model::load::to_json(model, error).map_err(|d| d.render())?;
+        let (value, warnings) = Model::dve_to_json(model, error)?;
         for w in warnings {
             eprintln!("warning: {w}");
         }
-        weft::model::load_str(&value.to_string(), &model.display().to_string(), params)
+        Model::from_json_with_params(&value.to_string(), &model.display().to_string(), params)?
     } else {
-        weft::model::load_any(model, params, error)
-    }
-    .map_err(|d| d.render())?;
-    let out = weft::promela::to_promela(&prog, &weft::promela::Options { properties })
-        .map_err(|e| format!("error: {e}"))?;
+        Model::load_with(
+            model,
+            &LoadOptions {
+                params: params.to_vec(),
+                error: error.map(str::to_string),
+                exceptions: None,
+            },
+        )?
+    };
+    let out = prog
+        .to_promela(&properties)
+        .map_err(|e| Failure::Message(format!("error: {e}")))?;
     for w in out.warnings {
         eprintln!("warning: {w}");
     }
@@ -167,8 +197,8 @@ fn mode_of(m: ModeArg) -> Mode {
     }
 }
 
-fn bench(args: BenchArgs) -> Result<u8, String> {
-    use weft::bench::grid::{Family, Grid};
+fn bench(args: BenchArgs) -> Result<u8, Failure> {
+    use weft::bench::{Family, Grid};
     let grid = match args.preset {
         Some(Preset::Fig4) => Grid::fig4(),
         None => {
@@ -188,11 +218,14 @@ fn bench(args: BenchArgs) -> Result<u8, String> {
                 &args.threads,
                 &args.sections,
                 &modes,
-            )?
+            )
+            .map_err(|e| Failure::Message(e.to_string()))?
         }
     };
     let exe = std::env::current_exe()
-        .map_err(|e| format!("error: cannot find the weft binary to run: {e}"))?;
+        .map_err(|e| {
+            Failure::Message(format!("error: cannot find the weft binary to run: {e}"))
+        })?;
     let command = std::iter::once("weft".to_string())
         .chain(std::env::args().skip(1).map(|a| {
             if a.is_empty() || a.contains(|c: char| c.is_whitespace() || c == '\'') {
@@ -206,7 +239,7 @@ fn bench(args: BenchArgs) -> Result<u8, String> {
     let cfg = weft::bench::BenchConfig {
         grid,
         repeat: args.repeat,
-        limits: weft::bench::harness::Limits {
+        limits: weft::bench::Limits {
             timeout_s: args.timeout,
             max_memory_mib: args.max_memory,
             max_states: args.max_states,
@@ -223,13 +256,13 @@ fn bench(args: BenchArgs) -> Result<u8, String> {
         command,
         exe,
     };
-    let outcome = weft::bench::run(&cfg)?;
-    let errors: Vec<&weft::bench::record::Record> = outcome
+    let outcome = weft::bench::run(&cfg).map_err(|e| Failure::Message(e.to_string()))?;
+    let errors: Vec<&weft::bench::Record> = outcome
         .records
         .iter()
-        .filter(|r| r.status == weft::bench::harness::Status::Error)
+        .filter(|r| r.status == weft::bench::Status::Error)
         .collect();
-    if weft::bench::progress::shown(args.quiet) {
+    if weft::bench::progress_shown(args.quiet) {
         let files: Vec<String> = outcome
             .files
             .iter()

@@ -54,7 +54,7 @@ pub struct Export {
 /// Exports `prog` as a Promela model. Errors: an unknown property name, more
 /// threads than SPIN can run, a rendezvous (not supported yet).
 pub fn to_promela(prog: &Program, opts: &Options) -> Result<Export, String> {
-    prog.check_property_names(&opts.properties)?;
+    crate::engine::check_property_names(prog, &opts.properties).map_err(|e| e.to_string())?;
     if prog.threads.len() > MAX_THREADS {
         return Err(format!(
             "the model has {} threads; SPIN runs at most 255 processes, so at most {MAX_THREADS} threads can be exported (init and the monitor are the other two)",

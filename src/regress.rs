@@ -3,19 +3,43 @@
 //! with `N passed, N failed`.
 
 use crate::engine::{self, CheckOptions};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+/// Why a folder could not be run.
+#[derive(Debug, thiserror::Error)]
+pub enum RegressError {
+    /// The folder cannot be listed.
+    #[error("cannot read the folder {}: {source}", dir.display())]
+    Unreadable {
+        /// The folder.
+        dir: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The folder holds no `*.json` file.
+    #[error("no model files (*.json) in {}", dir.display())]
+    Empty {
+        /// The folder.
+        dir: PathBuf,
+    },
+}
+
 /// Runs the folder; returns the printed lines and whether all passed.
-pub fn run_dir(dir: &Path, opts: &CheckOptions) -> Result<(String, bool), String> {
+pub fn run_dir(dir: &Path, opts: &CheckOptions) -> Result<(String, bool), RegressError> {
     let mut files: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| format!("cannot read the folder {}: {e}", dir.display()))?
+        .map_err(|source| RegressError::Unreadable {
+            dir: dir.to_path_buf(),
+            source,
+        })?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().and_then(|e| e.to_str()) == Some("json"))
         .collect();
     files.sort();
     if files.is_empty() {
-        return Err(format!("no model files (*.json) in {}", dir.display()));
+        return Err(RegressError::Empty {
+            dir: dir.to_path_buf(),
+        });
     }
     let (mut out, mut passed, mut failed, mut skipped) = (String::new(), 0, 0, 0);
     for path in &files {

@@ -1,9 +1,9 @@
 //! What a bench runs: model sources × thread counts × section counts ×
 //! modes, as an ordered list of points, and the presets.
 
-use super::generate;
+use crate::families as generate;
 use super::paper;
-use crate::program::Mode;
+use crate::engine::Mode;
 use serde_json::Value;
 use std::path::PathBuf;
 

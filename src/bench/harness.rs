@@ -4,7 +4,7 @@
 //! harness kills it after the timeout plus a grace second, or when its
 //! resident memory overshoots the budget.
 
-use crate::program::Mode;
+use crate::engine::Mode;
 use serde_json::Value;
 use std::io::Read;
 use std::path::Path;
@@ -316,18 +316,9 @@ fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> JoinHandle<String> {
     })
 }
 
-/// (VmRSS, VmHWM) of a process in KiB, from /proc (Linux).
+/// (VmRSS, VmHWM) of a process in KiB.
 fn memory_kib(pid: u32) -> Option<(u64, u64)> {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let field = |name: &str| -> Option<u64> {
-        s.lines()
-            .find(|l| l.starts_with(name))?
-            .split_whitespace()
-            .nth(1)?
-            .parse()
-            .ok()
-    };
-    Some((field("VmRSS:")?, field("VmHWM:")?))
+    crate::sys::process_memory_kib(pid)
 }
 
 /// Reads a finished child's exit status and JSON Lines.

@@ -56,38 +56,16 @@ impl Machine {
 }
 
 fn cpu_model() -> Option<String> {
-    let s = std::fs::read_to_string("/proc/cpuinfo").ok()?;
-    s.lines()
-        .find(|l| l.starts_with("model name"))
-        .and_then(|l| l.split_once(':'))
-        .map(|(_, v)| v.split_whitespace().collect::<Vec<_>>().join(" "))
+    crate::sys::cpu_model()
 }
 
 fn total_memory() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = s.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
+    crate::sys::physical_memory_kib().map(|kib| kib * 1024)
 }
 
 fn os_description() -> String {
-    let read = |p: &str| {
-        std::fs::read_to_string(p)
-            .ok()
-            .map(|s| s.trim().to_string())
-    };
-    let kernel = match (
-        read("/proc/sys/kernel/ostype"),
-        read("/proc/sys/kernel/osrelease"),
-    ) {
-        (Some(t), Some(r)) => format!("{t} {r}"),
-        _ => std::env::consts::OS.to_string(),
-    };
-    let distro = read("/etc/os-release").and_then(|s| {
-        s.lines()
-            .find_map(|l| l.strip_prefix("PRETTY_NAME="))
-            .map(|v| v.trim_matches('"').to_string())
-    });
+    let kernel = crate::sys::kernel();
+    let distro = crate::sys::distro();
     match distro {
         Some(d) => format!("{kernel} ({d})"),
         None => kernel,

@@ -5,7 +5,6 @@
 //!
 //! | module | job |
 //! |---|---|
-//! | `generate` | the model families as weft/1 JSON |
 //! | `grid` | sources × n × m × modes as ordered points; the fig4 preset |
 //! | `harness` | one child run under a timeout and a memory budget |
 //! | `record` | repeats of a point folded into one record |
@@ -15,7 +14,6 @@
 //! | `machine` | CPU, cores, memory, OS |
 //! | `progress` | progress on stderr |
 
-pub mod generate;
 pub mod grid;
 pub mod harness;
 pub mod machine;
@@ -25,9 +23,12 @@ pub mod progress;
 pub mod record;
 pub mod report;
 
-use grid::{Grid, Point, SeriesKey, Source};
-use harness::{Limits, StopCause};
-use record::Record;
+pub use grid::{Family, Grid};
+pub use harness::{Limits, RunResult, Status, StopCause, run_check};
+pub use progress::shown as progress_shown;
+pub use record::Record;
+
+use grid::{Point, SeriesKey, Source};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};

@@ -10,7 +10,7 @@ use super::grid::{SeriesKey, Source};
 use super::harness::Status;
 use super::record::Record;
 use super::report::fmt_secs;
-use crate::program::Mode;
+use crate::engine::Mode;
 use plotters::prelude::*;
 use std::path::Path;
 

@@ -92,7 +92,7 @@ impl Record {
         let times: Vec<f64> = done.iter().filter_map(|r| r.time_s).collect();
         let walls: Vec<f64> = runs.iter().map(|r| r.wall_s).collect();
         let jobs = match point.mode {
-            crate::program::Mode::Standard => {
+            crate::engine::Mode::Standard => {
                 runs.iter().find_map(|r| r.jobs).or(jobs.map(u64::from))
             }
             _ => Some(1),

@@ -8,7 +8,7 @@ use super::machine::Machine;
 use super::paper;
 use super::plot;
 use super::record::Record;
-use crate::program::Mode;
+use crate::engine::Mode;
 use serde_json::{Value, json};
 use std::fmt::Write;
 

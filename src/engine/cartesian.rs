@@ -14,12 +14,15 @@
 //! whose product grew, and only what grew (see `Cartesian::round`).
 
 use super::exceptions::{BitSet, ExceptionSet, Product, Removals, Subtraction};
-use super::{Budget, CheckOptions, abstract_model_error_outcome, selected_properties};
+use super::abstract_report::{self, AbstractFixpoint};
+use super::error::CheckError;
+use super::result::{
+    AbstractProduct, Invariant, InvariantForm, RunReport, Stats, Witness, WitnessThread,
+};
+use super::{Budget, CheckOptions, Mode};
 use crate::program::ranges::Ranges;
-use crate::program::{Explorer, Mode, Program, Val, Verdict};
-use crate::report::{Outcome, RunReport, Stats, Witness};
+use crate::program::{EvalError, Explorer, Program, Val};
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde_json::{Value, json};
 use std::collections::VecDeque;
 use std::time::Instant;
 
@@ -32,9 +35,12 @@ const MAX_GLOBALS: usize = 1 << 20;
 const OUTSIDE_RANGES: &str = "internal error: a step of the abstraction left the value ranges weft inferred; please report this model";
 
 /// A product as values: (global store, per-thread sets of local stores).
+#[cfg(test)]
 pub type ProductValues = (Vec<Val>, Vec<Vec<Vec<Val>>>);
 
-/// Where E comes from.
+/// Where E comes from. `States` and `Empty` serve the differential tests
+/// today and are the seam a refinement loop starts from.
+#[cfg_attr(not(test), allow(dead_code))]
 pub enum Exceptions<'a> {
     /// The model's `exceptions` entries (or `--exceptions FILE`).
     Model,
@@ -68,17 +74,17 @@ impl<'p> Cartesian<'p> {
     pub fn explorer(
         prog: &'p Program,
         ranges: &Ranges,
-    ) -> Result<(Explorer<'p>, Vec<usize>), String> {
+    ) -> Result<(Explorer<'p>, Vec<usize>), CheckError> {
         let mut exp = Explorer::new(prog);
         let mut per_template = Vec::new();
         for (ti, tpl) in prog.templates.iter().enumerate() {
             // The local stores inside the inferred ranges, location by
             // location.
             let too_many = || {
-                format!(
+                CheckError::Unsupported(format!(
                     "cartesian-exc enumerates every local store of a template, and `{}` has more than {MAX_LOCALS}; use thread-modular or standard",
                     tpl.name
-                )
+                ))
             };
             let mut count = 0;
             for domains in ranges.local_boxes(ti) {
@@ -102,7 +108,7 @@ impl<'p> Cartesian<'p> {
         prog: &'p Program,
         source: Exceptions,
         opts: &CheckOptions,
-    ) -> Result<Cartesian<'p>, String> {
+    ) -> Result<Cartesian<'p>, CheckError> {
         let ranges = Ranges::infer(prog);
         let (mut exp, universe) = Cartesian::explorer(prog, &ranges)?;
         let budget = Budget::new(opts);
@@ -131,12 +137,15 @@ impl<'p> Cartesian<'p> {
             Exceptions::Model if prog.exceptions.is_empty() => ExceptionSet::default(),
             Exceptions::Model => {
                 let stores = enumerate(&ranges.globals, MAX_GLOBALS).ok_or_else(|| {
-                    format!("the exception entries range over more than {MAX_GLOBALS} global stores (the values the globals can hold, as far as weft can bound them); restrict the model's globals")
+                    CheckError::Unsupported(format!("the exception entries range over more than {MAX_GLOBALS} global stores (the values the globals can hold, as far as weft can bound them); restrict the model's globals"))
                 })?;
                 let gs: Vec<u32> = stores.iter().map(|s| exp.globals.intern(s)).collect();
                 let mut stop = |products| budget.exceeded_now(products, usize::MAX);
                 let (set, why) = ExceptionSet::from_entries(&exp, &gs, &universe, &mut stop)
-                    .map_err(|e| format!("evaluating the exception set: {}", e.0))?;
+                    .map_err(|e| CheckError::Evaluation {
+                        what: "the exception set".into(),
+                        message: e.0,
+                    })?;
                 match why {
                     // A partial E decides nothing: it is dropped.
                     Some(why) => {
@@ -323,6 +332,7 @@ impl<'p> Cartesian<'p> {
     }
 
     /// Is the concrete state in γ_cart(X) ∪ E?
+    #[cfg(test)]
     pub fn contains(&self, g: u32, ls: &[u32]) -> bool {
         let in_x = self
             .x
@@ -332,12 +342,14 @@ impl<'p> Cartesian<'p> {
     }
 
     /// Is the concrete state, given by values, in γ_cart(X) ∪ E?
+    #[cfg(test)]
     pub fn contains_values(&self, g: &[Val], ls: &[Vec<Val>]) -> bool {
         self.ids_of(g, ls)
             .is_some_and(|(g, ids)| self.contains(g, &ids))
     }
 
     /// Is the concrete state, given by values, in E?
+    #[cfg(test)]
     pub fn exceptions_contain_values(&self, g: &[Val], ls: &[Vec<Val>]) -> bool {
         self.ids_of(g, ls)
             .is_some_and(|(g, ids)| self.exceptions.contains(g, &ids))
@@ -345,6 +357,7 @@ impl<'p> Cartesian<'p> {
 
     /// The interned ids of a state given by values; `None` if some store
     /// never occurred (then the state is in neither X nor E).
+    #[cfg(test)]
     fn ids_of(&self, g: &[Val], ls: &[Vec<Val>]) -> Option<(u32, Vec<u32>)> {
         let g = self.exp.globals.lookup(g)?;
         let ids: Option<Vec<u32>> = ls
@@ -356,6 +369,7 @@ impl<'p> Cartesian<'p> {
     }
 
     /// Thread t's states (g, l) in the Cartesian part, as values.
+    #[cfg(test)]
     pub fn thread_states(&self, t: usize) -> FxHashSet<(Vec<Val>, Vec<Val>)> {
         self.x
             .iter()
@@ -372,6 +386,7 @@ impl<'p> Cartesian<'p> {
 
     /// The products of the Cartesian part as values: (globals, per-thread
     /// sets of local stores).
+    #[cfg(test)]
     pub fn products(&self) -> Vec<ProductValues> {
         self.x
             .iter()
@@ -386,59 +401,43 @@ impl<'p> Cartesian<'p> {
             .collect()
     }
 
-    fn show_product(&self, g: u32, p: &Product) -> (Value, String) {
+    fn product(&self, g: u32, p: &Product) -> AbstractProduct {
         let prog = self.exp.prog;
-        let gs = self.exp.globals.get(g);
-        let comps: Vec<Vec<String>> = p
-            .iter()
-            .enumerate()
-            .map(|(t, c)| {
-                c.iter()
-                    .map(|l| prog.template_of(t).show_local(self.exp.local(t, l)))
-                    .collect()
-            })
-            .collect();
-        let text = format!(
-            "[{}] {}",
-            prog.show_global(gs),
-            comps
+        AbstractProduct {
+            global: prog.globals.render(self.exp.globals.get(g)),
+            threads: p
                 .iter()
-                .map(|c| format!("{{{}}}", c.join(",")))
-                .collect::<Vec<_>>()
-                .join(" × ")
-        );
-        let global = Value::Object(prog.globals.render(gs).into_iter().collect());
-        (json!({"global": global, "threads": comps}), text)
+                .enumerate()
+                .map(|(t, c)| {
+                    c.iter()
+                        .map(|l| prog.template_of(t).render_local(self.exp.local(t, l)))
+                        .collect()
+                })
+                .collect(),
+        }
     }
 
     /// The fixpoint as the paper prints it: per global store, a product;
-    /// then E.
-    pub fn invariant(&self) -> (Value, String) {
+    /// then E; both ordered by global store.
+    pub fn invariant_form(&self) -> InvariantForm {
         let mut gs: Vec<u32> = self.x.keys().copied().collect();
         gs.sort_by(|a, b| self.exp.globals.get(*a).cmp(self.exp.globals.get(*b)));
-        let mut text = String::from(
-            "  invariant (Cartesian part per global store, then the exception set E):\n",
-        );
-        let mut products = Vec::new();
-        for g in gs {
-            let (v, t) = self.show_product(g, &self.x[&g]);
-            text.push_str(&format!("    {t}\n"));
-            products.push(v);
-        }
+        let products = gs.iter().map(|&g| self.product(g, &self.x[&g])).collect();
         let mut eg: Vec<u32> = self.exceptions.by_global.keys().copied().collect();
         eg.sort_by(|a, b| self.exp.globals.get(*a).cmp(self.exp.globals.get(*b)));
-        let mut exceptions = Vec::new();
-        for g in eg {
-            for p in self.exceptions.products(g) {
-                let (v, t) = self.show_product(g, p);
-                text.push_str(&format!("    E: {t}\n"));
-                exceptions.push(v);
-            }
+        let exceptions = eg
+            .iter()
+            .flat_map(|&g| {
+                self.exceptions
+                    .products(g)
+                    .iter()
+                    .map(move |p| self.product(g, p))
+            })
+            .collect();
+        InvariantForm::Cartesian {
+            products,
+            exceptions,
         }
-        (
-            json!({"products": products, "exceptions": exceptions}),
-            text,
-        )
     }
 }
 
@@ -579,97 +578,124 @@ fn enumerate(domains: &[(i64, i64)], limit: usize) -> Option<Vec<Vec<Val>>> {
     Some(out)
 }
 
-pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, String> {
-    let start = Instant::now();
-    let props = selected_properties(prog, &opts.properties);
-    let deciders = super::deciders(prog, &props, Mode::CartesianExc)?;
-    let c = Cartesian::compute(prog, Exceptions::Model, opts)?;
-    let n = prog.threads.len();
-    // γ_E(γ_cart X) = γ_cart(X) ∪ E: the products to decide properties on.
-    let mut products: Vec<(u32, &Product, &'static str)> =
-        c.x.iter()
+impl<'p> AbstractFixpoint<'p> for Cartesian<'p> {
+    const MODE: Mode = Mode::CartesianExc;
+
+    fn explorer(&self) -> &Explorer<'p> {
+        &self.exp
+    }
+
+    /// γ_E(γ_cart X) = γ_cart(X) ∪ E: the Cartesian part's products and E's,
+    /// by global store.
+    fn find_error(
+        &self,
+        decide: &mut dyn FnMut(u32, &[&[u32]]) -> Result<Option<Vec<u32>>, EvalError>,
+    ) -> Result<Option<(u32, Vec<u32>, &'static str)>, EvalError> {
+        let mut products: Vec<(u32, &Product, &'static str)> = self
+            .x
+            .iter()
             .map(|(g, p)| (*g, p, "the Cartesian part"))
             .collect();
-    for (g, ps) in &c.exceptions.by_global {
-        products.extend(ps.iter().map(|p| (*g, p, "the exception set")));
-    }
-    products.sort_by_key(|(g, _, _)| *g);
-    let mut outcomes = Vec::new();
-    for (k, &p) in props.iter().enumerate() {
-        let name = prog.properties[p].name.clone();
-        let mut found = None;
-        for (g, prod, part) in &products {
+        for (g, ps) in &self.exceptions.by_global {
+            products.extend(ps.iter().map(|p| (*g, p, "the exception set")));
+        }
+        products.sort_by_key(|(g, _, _)| *g);
+        for (g, prod, part) in products {
             let cands: Vec<Vec<u32>> = prod.iter().map(|b| b.iter().collect()).collect();
             let refs: Vec<&[u32]> = cands.iter().map(Vec::as_slice).collect();
-            match deciders[k].witness(&c.exp, *g, &refs) {
-                Ok(Some(choice)) => {
-                    found = Some((*g, choice, *part));
-                    break;
-                }
-                Ok(None) => {}
-                Err(e) => return Err(format!("evaluating property `{name}`: {}", e.0)),
+            if let Some(choice) = decide(g, &refs)? {
+                return Ok(Some((g, choice, part)));
             }
         }
-        outcomes.push(match (found, &c.stopped) {
-            (Some((g, choice, part)), _) => Outcome {
-                property: name,
-                verdict: Verdict::Unknown,
-                reason: format!("alarm: an error state is in {part} of the over-approximation (possibly spurious)"),
-                trace: None,
-                witness: Some(Witness {
-                    globals: prog.globals.render(c.exp.globals.get(g)),
-                    threads: (0..n).map(|t| (prog.threads[t].name.clone(), prog.template_of(t).show_local(c.exp.local(t, choice[t])), Vec::new())).collect(),
-                }),
-            },
-            (None, Some(why)) => Outcome { property: name, verdict: Verdict::Unknown, reason: format!("{why} before the fixpoint was reached; no error in the part computed"), trace: None, witness: None },
-            (None, None) => Outcome {
-                property: name,
-                verdict: Verdict::Safe,
-                reason: format!("proved: no error state in the Cartesian invariant with {} exception products", c.exceptions.size()),
-                trace: None,
-                witness: None,
-            },
-        });
+        Ok(None)
     }
-    let error = c.model_error.as_ref().map(|(t, g, l, msg)| {
-        let w = Witness {
-            globals: prog.globals.render(c.exp.globals.get(*g)),
-            threads: vec![(
-                prog.threads[*t].name.clone(),
-                prog.template_of(*t).show_local(c.exp.local(*t, *l)),
-                Vec::new(),
-            )],
-        };
-        (msg.as_str(), w)
-    });
-    outcomes.push(abstract_model_error_outcome(c.stopped.is_some(), error));
-    let mut stats = Stats::default();
-    // `states` counts thread states (g, l) in the Cartesian part.
-    stats.push(
-        "states",
-        c.x.values()
-            .map(|p| p.iter().map(BitSet::len).sum::<usize>())
-            .sum::<usize>() as u64,
-    );
-    stats.push("exception_products", c.exceptions.size() as u64);
-    stats.push("transitions", c.posts);
-    stats.push("rounds", c.rounds);
-    if !c.exceptions.unmaximized.is_empty() {
+
+    fn stopped(&self) -> Option<&str> {
+        self.stopped.as_deref()
+    }
+
+    fn witness(&self, g: u32, choice: &[u32]) -> Witness {
+        let prog = self.exp.prog;
+        Witness {
+            globals: prog.globals.render(self.exp.globals.get(g)),
+            threads: choice
+                .iter()
+                .enumerate()
+                .map(|(t, &l)| WitnessThread {
+                    thread: prog.threads[t].name.clone(),
+                    local: prog.template_of(t).render_local(self.exp.local(t, l)),
+                    derivation: Vec::new(),
+                })
+                .collect(),
+        }
+    }
+
+    fn alarm_reason(&self, part: &str) -> String {
+        format!("alarm: an error state is in {part} of the over-approximation (possibly spurious)")
+    }
+
+    fn unfinished_reason(&self, why: &str) -> String {
+        format!("{why} before the fixpoint was reached; no error in the part computed")
+    }
+
+    fn proved_reason(&self) -> String {
+        format!(
+            "proved: no error state in the Cartesian invariant with {} exception products",
+            self.exceptions.size()
+        )
+    }
+
+    fn model_error(&self) -> Option<(&str, Witness)> {
+        let prog = self.exp.prog;
+        self.model_error.as_ref().map(|(t, g, l, msg)| {
+            let w = Witness {
+                globals: prog.globals.render(self.exp.globals.get(*g)),
+                threads: vec![WitnessThread {
+                    thread: prog.threads[*t].name.clone(),
+                    local: prog.template_of(*t).render_local(self.exp.local(*t, *l)),
+                    derivation: Vec::new(),
+                }],
+            };
+            (msg.as_str(), w)
+        })
+    }
+
+    fn stats(&self) -> Stats {
+        let mut stats = Stats::default();
+        // `states` counts thread states (g, l) in the Cartesian part.
         stats.push(
-            "note",
-            format!(
-                "the exception set is not a maximized antichain at {} global stores (bound reached); exact cover checks used there, which can be slow",
-                c.exceptions.unmaximized.len()
-            ),
+            "states",
+            self.x
+                .values()
+                .map(|p| p.iter().map(BitSet::len).sum::<usize>())
+                .sum::<usize>() as u64,
         );
+        stats.push("exception_products", self.exceptions.size() as u64);
+        stats.push("transitions", self.posts);
+        stats.push("rounds", self.rounds);
+        if !self.exceptions.unmaximized.is_empty() {
+            stats.push(
+                "note",
+                format!(
+                    "the exception set is not a maximized antichain at {} global stores (bound reached); exact cover checks used there, which can be slow",
+                    self.exceptions.unmaximized.len()
+                ),
+            );
+        }
+        stats
     }
-    stats.finish(start.elapsed());
-    let invariant = opts.show_invariant.then(|| c.invariant());
-    Ok(RunReport {
-        model: prog.name.clone(),
-        mode: Mode::CartesianExc,
-        outcomes,
-        stats,
-        invariant,
-    })
+
+    fn invariant(&self) -> Invariant {
+        Invariant {
+            form: self.invariant_form(),
+            globals: self.exp.prog.globals.clone(),
+        }
+    }
+}
+
+pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, CheckError> {
+    let start = Instant::now();
+    let selected = abstract_report::prepare(prog, opts, Mode::CartesianExc)?;
+    let c = Cartesian::compute(prog, Exceptions::Model, opts)?;
+    abstract_report::report(prog, &c, selected, opts, start)
 }

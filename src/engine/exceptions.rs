@@ -129,6 +129,7 @@ impl ExceptionSet {
         self.by_global.get(&g).map(Vec::as_slice).unwrap_or(&[])
     }
 
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.by_global.values().all(Vec::is_empty)
     }
@@ -298,6 +299,7 @@ impl ExceptionSet {
     }
 
     /// Is the concrete state `(g, ls)` in E?
+    #[cfg(test)]
     pub fn contains(&self, g: u32, ls: &[u32]) -> bool {
         self.products(g)
             .iter()

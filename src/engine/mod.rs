@@ -1,19 +1,25 @@
 //! The fixpoint engines over one compiled program, and what they share:
 //! options, budgets, property selection.
 
+mod abstract_report;
 pub mod cartesian;
-pub mod compact;
+pub mod error;
 pub mod exceptions;
 pub mod progress;
+pub mod result;
 pub mod standard;
 pub mod store;
 pub mod symmetry;
 pub mod thread_modular;
+pub mod trace;
+mod verdict;
 
-use crate::program::{Mode, Program, Verdict};
+pub use error::CheckError;
+pub use verdict::{Mode, Verdict};
+
+use crate::program::Program;
 use crate::property::Decider;
-use crate::report::{Outcome, RunReport, Witness};
-use crate::trace::Trace;
+use result::{Outcome, RunReport, Trace, Witness};
 use std::time::{Duration, Instant};
 
 /// The implicit property every run checks: no run-time model error
@@ -56,7 +62,7 @@ impl Budget {
             max_memory_kib: opts
                 .max_memory_bytes
                 .map(|b| b / 1024)
-                .or_else(|| physical_memory_kib().map(|m| m / 5 * 4)),
+                .or_else(|| crate::sys::physical_memory_kib().map(|m| m / 5 * 4)),
             deadline: opts.timeout.map(|t| Instant::now() + t),
             timeout: opts.timeout,
             last_memory_read: std::cell::Cell::new(None),
@@ -107,7 +113,7 @@ impl Budget {
             if let Some(why) = self.out_of_time() {
                 return Some(why);
             }
-            if let (Some(m), Some(cur)) = (self.max_memory_kib, crate::report::current_memory_kib())
+            if let (Some(m), Some(cur)) = (self.max_memory_kib, crate::sys::current_memory_kib())
                 && cur >= m
             {
                 return Some(format!(
@@ -120,27 +126,25 @@ impl Budget {
     }
 }
 
-/// Physical memory, from /proc/meminfo (Linux).
-fn physical_memory_kib() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = s.lines().find(|l| l.starts_with("MemTotal:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
 
 /// The Cartesian decision procedure of each selected property, or the
 /// refusal naming the property and the mode.
-pub fn deciders(prog: &Program, props: &[usize], mode: Mode) -> Result<Vec<Decider>, String> {
+pub fn deciders(
+    prog: &Program,
+    props: &[usize],
+    mode: Mode,
+) -> Result<Vec<Decider>, CheckError> {
     props
         .iter()
         .map(|&p| {
             let prop = &prog.properties[p];
             Decider::new(prog, &prop.error).map_err(|u| {
-                format!(
+                CheckError::Unsupported(format!(
                     "property `{}` cannot be decided by {}: {}",
                     prop.name,
                     mode.name(),
                     u.0
-                )
+                ))
             })
         })
         .collect()
@@ -196,26 +200,42 @@ pub fn abstract_model_error_outcome(stopped: bool, error: Option<(&str, Witness)
 
 /// Runs one mode. Errors are refusals (a property or model the mode cannot
 /// handle), reported to the user as such.
-pub fn check(prog: &Program, mode: Mode, opts: &CheckOptions) -> Result<RunReport, String> {
-    prog.check_property_names(&opts.properties)?;
+pub fn check(prog: &Program, mode: Mode, opts: &CheckOptions) -> Result<RunReport, CheckError> {
+    check_property_names(prog, &opts.properties)?;
     if !prog.channels.is_empty() && mode != Mode::Standard {
-        return Err(format!(
+        return Err(CheckError::Unsupported(format!(
             "the model has channels (rendezvous between threads), which only --mode standard supports; {} checks one thread at a time",
             mode.name()
-        ));
+        )));
     }
     if opts.symmetry && !prog.channels.is_empty() {
-        return Err("--symmetry does not support models with channels yet".into());
+        return Err(CheckError::Unsupported(
+            "--symmetry does not support models with channels yet".into(),
+        ));
     }
     if opts.symmetry && mode != Mode::Standard {
-        return Err(format!(
+        return Err(CheckError::Unsupported(format!(
             "--symmetry applies to mode standard only; {} is already polynomial in the number of threads",
             mode.name()
-        ));
+        )));
     }
     match mode {
         Mode::Standard => standard::run(prog, opts),
         Mode::ThreadModular => thread_modular::run(prog, opts),
         Mode::CartesianExc => cartesian::run(prog, opts),
     }
+}
+
+/// Checks that every name is a property of the model.
+pub(crate) fn check_property_names(prog: &Program, names: &[String]) -> Result<(), CheckError> {
+    for name in names {
+        if !prog.properties.iter().any(|p| p.name == *name) {
+            let known: Vec<&str> = prog.properties.iter().map(|p| p.name.as_str()).collect();
+            return Err(CheckError::UnknownProperty {
+                name: name.clone(),
+                known: known.join(", "),
+            });
+        }
+    }
+    Ok(())
 }

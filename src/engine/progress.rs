@@ -41,7 +41,7 @@ impl Progress {
             b
         });
         let rate = states as f64 / elapsed.as_secs_f64();
-        let mem = crate::report::current_memory_kib().map_or(String::new(), |k| {
+        let mem = crate::sys::current_memory_kib().map_or(String::new(), |k| {
             format!(", memory {:.0} MiB", k as f64 / 1024.0)
         });
         bar.set_message(format!("{states} states ({rate:.0}/s), depth {depth}{mem}"));

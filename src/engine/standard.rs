@@ -17,10 +17,14 @@ use super::progress::Progress;
 use super::store::{Level, Parent, ROOT, StateId, StateStore, fits_parent};
 use super::symmetry::Symmetry;
 use super::{Budget, CheckOptions, model_error_outcome, selected_properties};
-use crate::program::{Explorer, Program, Succs, Val, Verdict};
+use crate::engine::Verdict;
+use crate::program::{Explorer, Program, Succs};
+#[cfg(test)]
+use crate::program::Val;
 use crate::property::{self, ConcreteChecker};
-use crate::report::{Outcome, RunReport, Stats};
-use crate::trace::{StateIds, StepIds, Trace};
+use super::CheckError;
+use super::result::{Outcome, RunReport, Stats, Trace};
+use super::trace::{StateIds, StepIds};
 use rayon::prelude::*;
 use serde_json::Value;
 use std::cmp::Ordering;
@@ -256,12 +260,12 @@ impl<'p> Search<'p> {
         sym: Option<Symmetry>,
         props: &[usize],
         jobs: Option<usize>,
-    ) -> Result<Search<'p>, String> {
+    ) -> Result<Search<'p>, CheckError> {
         fits_parent(prog)?;
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(jobs.unwrap_or(0))
             .build()
-            .map_err(|e| format!("cannot start the worker threads: {e}"))?;
+            .map_err(|e| CheckError::Internal(format!("cannot start the worker threads: {e}")))?;
         let checkers: Vec<ConcreteChecker> = props
             .iter()
             .map(|&p| ConcreteChecker::new(prog, &prog.properties[p].error))
@@ -587,15 +591,17 @@ impl<'p> Search<'p> {
 }
 
 /// A state as values: (globals, per-thread local stores).
+#[cfg(test)]
 pub type StateValues = (Vec<Val>, Vec<Vec<Val>>);
 
 /// Every reachable state, as values. For differential tests against the
 /// abstract engines.
-pub fn reachable(prog: &Program) -> Result<Vec<StateValues>, String> {
+#[cfg(test)]
+pub fn reachable(prog: &Program) -> Result<Vec<StateValues>, CheckError> {
     let mut s = Search::new(prog, None, &[], Some(1))?;
     let f = s.bfs(&[], &Budget::new(&CheckOptions::default()));
     if let Some(why) = f.budget_hit {
-        return Err(why);
+        return Err(CheckError::Budget(why));
     }
     Ok(s.visited
         .ids()
@@ -610,7 +616,7 @@ pub fn reachable(prog: &Program) -> Result<Vec<StateValues>, String> {
         .collect())
 }
 
-pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, String> {
+pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, CheckError> {
     let start = Instant::now();
     let props = selected_properties(prog, &opts.properties);
     let sym = if opts.symmetry {
@@ -715,7 +721,7 @@ pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, String> {
     stats.finish(start.elapsed());
     Ok(RunReport {
         model: prog.name.clone(),
-        mode: crate::program::Mode::Standard,
+        mode: crate::engine::Mode::Standard,
         outcomes,
         stats,
         invariant: None,

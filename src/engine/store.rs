@@ -14,6 +14,7 @@
 //! starts: `take_level` hands them out.
 
 use crate::program::{Layout, Program};
+use super::CheckError;
 use hashbrown::HashTable;
 use rustc_hash::FxHashMap;
 use std::hash::Hasher;
@@ -42,20 +43,20 @@ pub struct Parent {
 }
 
 /// Can every step of the program be recorded in a `Parent`?
-pub fn fits_parent(prog: &Program) -> Result<(), String> {
+pub fn fits_parent(prog: &Program) -> Result<(), CheckError> {
     let most = u16::MAX as usize + 1;
     if prog.threads.len() > most {
-        return Err(format!(
+        return Err(CheckError::Unsupported(format!(
             "standard handles at most {most} threads; the model has {}",
             prog.threads.len()
-        ));
+        )));
     }
     match prog.templates.iter().find(|t| t.transitions.len() > most) {
-        Some(t) => Err(format!(
+        Some(t) => Err(CheckError::Unsupported(format!(
             "standard handles at most {most} transitions per template; `{}` has {}",
             t.name,
             t.transitions.len()
-        )),
+        ))),
         None => Ok(()),
     }
 }
@@ -93,6 +94,7 @@ impl Packer {
     }
 
     /// Words per packed state.
+    #[cfg(test)]
     pub fn words(&self) -> usize {
         self.words
     }
@@ -207,6 +209,7 @@ impl StateStore {
         self.len.load(Ordering::Relaxed)
     }
 
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

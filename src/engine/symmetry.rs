@@ -7,6 +7,7 @@
 //! are distinct arrangements of its multiset of local stores.
 
 use crate::program::explore::uses_tid;
+use super::CheckError;
 use crate::program::{CExpr, Program};
 
 /// The interchangeable thread blocks of a program: `first..first+count`
@@ -18,7 +19,7 @@ pub struct Symmetry {
 
 impl Symmetry {
     /// Finds the symmetric templates; an error explains why none is.
-    pub fn detect(prog: &Program) -> Result<Symmetry, String> {
+    pub fn detect(prog: &Program) -> Result<Symmetry, CheckError> {
         let mut named = vec![false; prog.threads.len()];
         for p in &prog.properties {
             p.error.visit(&mut |e| {
@@ -58,9 +59,9 @@ impl Symmetry {
             } else {
                 reasons.join("; ")
             };
-            return Err(format!(
+            return Err(CheckError::Unsupported(format!(
                 "--symmetry: the model has no interchangeable threads: {why}"
-            ));
+            )));
         }
         Ok(Symmetry { blocks })
     }

@@ -10,11 +10,17 @@
 //! re-iteration. An error is reported when some error state (g, l_1..l_n)
 //! has R(t, g, l_t) for every t (decided per g by `property::Decider`).
 
-use super::{Budget, CheckOptions, abstract_model_error_outcome, selected_properties};
-use crate::program::{Explorer, Mode, Program, Val, Verdict};
-use crate::report::{Outcome, RunReport, Stats, Witness};
+use super::abstract_report::{self, AbstractFixpoint};
+use super::error::CheckError;
+use super::result::{
+    Derivation, Derived, GuaranteeEdge, Invariant, InvariantForm, ReachFact, RunReport, Stats,
+    ThreadSummary, Witness, WitnessThread,
+};
+use super::{Budget, CheckOptions, Mode};
+use crate::program::{EvalError, Explorer, Program};
+#[cfg(test)]
+use crate::program::Val;
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde_json::{Value, json};
 use std::collections::VecDeque;
 use std::time::Instant;
 
@@ -52,6 +58,7 @@ pub struct ThreadModular<'p> {
 
 impl<'p> ThreadModular<'p> {
     /// Computes the least (R, G).
+    #[cfg(test)]
     pub fn compute(prog: &'p Program) -> ThreadModular<'p> {
         Self::compute_within(prog, &Budget::new(&CheckOptions::default()))
     }
@@ -154,6 +161,7 @@ impl<'p> ThreadModular<'p> {
     }
 
     /// R for thread t, as values (global store, local store).
+    #[cfg(test)]
     pub fn reach_values(&self, t: usize) -> FxHashSet<(Vec<Val>, Vec<Val>)> {
         self.reach[t]
             .keys()
@@ -167,6 +175,7 @@ impl<'p> ThreadModular<'p> {
     }
 
     /// G for thread t, as values (global store before, after).
+    #[cfg(test)]
     pub fn guarantee_values(&self, t: usize) -> FxHashSet<(Vec<Val>, Vec<Val>)> {
         self.guarantee[t]
             .iter()
@@ -198,22 +207,22 @@ impl<'p> ThreadModular<'p> {
         gs
     }
 
-    /// The derivation of R(t, g, l), from (AG INIT) forward, as text lines.
-    pub fn derivation(&self, t: usize, g: u32, l: u32) -> Vec<String> {
+    /// The derivation of R(t, g, l), from (AG INIT) forward.
+    pub fn derivation(&self, t: usize, g: u32, l: u32) -> Vec<Derivation> {
         let prog = self.exp.prog;
         let tpl = prog.template_of(t);
-        let mut lines = Vec::new();
+        let mut facts = Vec::new();
         let (mut g, mut l) = (g, l);
         // Origins always point to facts derived earlier, so this ends.
         for _ in 0..=self.reach[t].len() {
-            let here = format!(
-                "[{}] {}",
-                prog.show_global(self.exp.globals.get(g)),
-                tpl.show_local(self.exp.local(t, l))
-            );
+            let fact = |by| Derivation {
+                by,
+                global: prog.globals.render(self.exp.globals.get(g)),
+                local: tpl.render_local(self.exp.local(t, l)),
+            };
             match self.reach[t].get(&(g, l)) {
                 Some(Origin::Init) | None => {
-                    lines.push(format!("init {here}"));
+                    facts.push(fact(Derived::Init));
                     break;
                 }
                 Some(Origin::Step {
@@ -221,173 +230,154 @@ impl<'p> ThreadModular<'p> {
                     l: l0,
                     trans,
                 }) => {
-                    lines.push(format!(
-                        "step \"{}\" -> {here}",
-                        tpl.transitions[*trans as usize].label
-                    ));
+                    facts.push(fact(Derived::Step(
+                        tpl.transitions[*trans as usize].label.clone(),
+                    )));
                     (g, l) = (*g0, *l0);
                 }
                 Some(Origin::Env { g: g0, by }) => {
-                    lines.push(format!(
-                        "env step of {} -> {here}",
-                        prog.threads[*by as usize].name
-                    ));
+                    facts.push(fact(Derived::Env(prog.threads[*by as usize].name.clone())));
                     g = *g0;
                 }
             }
         }
-        lines.reverse();
-        lines
+        facts.reverse();
+        facts
     }
 
-    /// R and G per thread as JSON (`invariant.threads[i].reach/guarantee`)
-    /// and as text grouped by global store.
-    pub fn invariant(&self) -> (Value, String) {
+    /// R and G per thread, R ordered by global store then local store
+    /// (by id), G by edge.
+    pub fn summaries(&self) -> Vec<ThreadSummary> {
         let prog = self.exp.prog;
-        let obj = |vars: Vec<(String, Value)>| Value::Object(vars.into_iter().collect());
-        let mut threads = Vec::new();
-        let mut text = String::from(
-            "  invariant (per thread: R as local stores and the global stores they occur with; then G as the writes it allows and the global stores they leave from):\n",
-        );
-        for t in 0..prog.threads.len() {
-            let tpl = prog.template_of(t);
-            let mut gs: Vec<u32> = self.reach_by_g[t].keys().copied().collect();
-            gs.sort_unstable();
-            let mut reach = Vec::new();
-            // Global stores grouped by the set of local stores seen with them.
-            let mut groups: Vec<(Vec<u32>, Vec<Vec<Val>>)> = Vec::new();
-            for g in &gs {
-                let gv = self.exp.globals.get(*g);
-                let mut ls = self.reach_by_g[t][g].clone();
-                ls.sort_unstable();
-                for &l in &ls {
-                    reach.push(json!({"global": obj(prog.globals.render(gv)), "local": obj(tpl.render_local(self.exp.local(t, l)))}));
+        (0..prog.threads.len())
+            .map(|t| {
+                let tpl = prog.template_of(t);
+                let mut gs: Vec<u32> = self.reach_by_g[t].keys().copied().collect();
+                gs.sort_unstable();
+                let mut reach = Vec::new();
+                for g in &gs {
+                    let global = prog.globals.render(self.exp.globals.get(*g));
+                    let mut ls = self.reach_by_g[t][g].clone();
+                    ls.sort_unstable();
+                    for &l in &ls {
+                        reach.push(ReachFact {
+                            global: global.clone(),
+                            local: tpl.render_local(self.exp.local(t, l)),
+                        });
+                    }
                 }
-                match groups.iter_mut().find(|(k, _)| *k == ls) {
-                    Some((_, stores)) => stores.push(gv.to_vec()),
-                    None => groups.push((ls, vec![gv.to_vec()])),
-                }
-            }
-            text.push_str(&format!("    {}: R\n", prog.threads[t].name));
-            for (ls, stores) in &groups {
-                let shown: Vec<String> = ls
+                let mut edges: Vec<(u32, u32)> = self.guarantee[t].iter().copied().collect();
+                edges.sort_unstable();
+                let guarantee = edges
                     .iter()
-                    .map(|&l| tpl.show_local(self.exp.local(t, l)))
+                    .map(|(a, b)| GuaranteeEdge {
+                        from: prog.globals.render(self.exp.globals.get(*a)),
+                        to: prog.globals.render(self.exp.globals.get(*b)),
+                    })
                     .collect();
-                text.push_str(&format!(
-                    "      {{{}}}  with  {}\n",
-                    shown.join(", "),
-                    super::compact::describe(&prog.globals, stores)
-                ));
-            }
-            let mut edges: Vec<(u32, u32)> = self.guarantee[t].iter().copied().collect();
-            edges.sort_unstable();
-            text.push_str(&format!("    {}: G\n", prog.threads[t].name));
-            let stores: Vec<(Vec<Val>, Vec<Val>)> = edges
-                .iter()
-                .map(|(a, b)| {
-                    let (ga, gb) = (self.exp.globals.get(*a), self.exp.globals.get(*b));
-                    (ga.to_vec(), gb.to_vec())
-                })
-                .collect();
-            for line in super::compact::describe_edges(&prog.globals, &stores) {
-                text.push_str(&format!("      {line}\n"));
-            }
-            let guarantee: Vec<Value> = stores
-                .iter()
-                .map(|(ga, gb)| {
-                    json!({"from": obj(prog.globals.render(ga)), "to": obj(prog.globals.render(gb))})
-                })
-                .collect();
-            threads.push(
-                json!({"thread": prog.threads[t].name, "reach": reach, "guarantee": guarantee}),
-            );
-        }
-        (json!({"threads": threads}), text)
-    }
-}
-
-pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, String> {
-    let start = Instant::now();
-    let props = selected_properties(prog, &opts.properties);
-    let deciders = super::deciders(prog, &props, Mode::ThreadModular)?;
-    let tm = ThreadModular::compute_within(prog, &Budget::new(opts));
-    let gs = tm.common_globals();
-    let mut outcomes = Vec::new();
-    for (k, &p) in props.iter().enumerate() {
-        let name = prog.properties[p].name.clone();
-        let mut found = None;
-        for &g in &gs {
-            let cands: Vec<&[u32]> = (0..prog.threads.len())
-                .map(|t| tm.reach_by_g[t][&g].as_slice())
-                .collect();
-            match deciders[k].witness(&tm.exp, g, &cands) {
-                Ok(Some(choice)) => {
-                    found = Some((g, choice));
-                    break;
+                ThreadSummary {
+                    thread: prog.threads[t].name.clone(),
+                    reach,
+                    guarantee,
                 }
-                Ok(None) => {}
-                Err(e) => return Err(format!("evaluating property `{name}`: {}", e.0)),
-            }
-        }
-        outcomes.push(match found {
-            None if tm.stopped.is_some() => Outcome {
-                property: name,
-                verdict: Verdict::Unknown,
-                reason: format!("{} before the fixpoint was reached; no error in the part computed ({} thread states)", tm.stopped.as_deref().unwrap_or(""), tm.reach_size()),
-                trace: None,
-                witness: None,
-            },
-            None => Outcome { property: name, verdict: Verdict::Safe, reason: "proved: no error state is in the thread-modular invariant".into(), trace: None, witness: None },
-            Some((g, choice)) => Outcome {
-                property: name,
-                verdict: Verdict::Unknown,
-                reason: "alarm: the thread-modular over-approximation contains an error state (possibly spurious)".into(),
-                trace: None,
-                witness: Some(witness(&tm, g, &choice)),
-            },
-        });
+            })
+            .collect()
     }
-    let error = tm.model_error.as_ref().map(|(t, g, l, msg)| {
-        let mut w = witness(&tm, *g, &[]);
-        w.threads.push((
-            prog.threads[*t].name.clone(),
-            prog.template_of(*t).show_local(tm.exp.local(*t, *l)),
-            tm.derivation(*t, *g, *l),
-        ));
-        (msg.as_str(), w)
-    });
-    outcomes.push(abstract_model_error_outcome(tm.stopped.is_some(), error));
-    let mut stats = Stats::default();
-    // `states` is |R| (thread states), `transitions` counts rule applications.
-    stats.push("states", tm.reach_size() as u64);
-    stats.push("guarantee", tm.guarantee_size() as u64);
-    stats.push("transitions", tm.rule_applications);
-    stats.finish(start.elapsed());
-    let invariant = opts.show_invariant.then(|| tm.invariant());
-    Ok(RunReport {
-        model: prog.name.clone(),
-        mode: Mode::ThreadModular,
-        outcomes,
-        stats,
-        invariant,
-    })
 }
 
-fn witness(tm: &ThreadModular, g: u32, choice: &[u32]) -> Witness {
-    let prog = tm.exp.prog;
-    Witness {
-        globals: prog.globals.render(tm.exp.globals.get(g)),
-        threads: choice
-            .iter()
-            .enumerate()
-            .map(|(t, &l)| {
-                (
-                    prog.threads[t].name.clone(),
-                    prog.template_of(t).show_local(tm.exp.local(t, l)),
-                    tm.derivation(t, g, l),
-                )
-            })
-            .collect(),
+impl<'p> AbstractFixpoint<'p> for ThreadModular<'p> {
+    const MODE: Mode = Mode::ThreadModular;
+
+    fn explorer(&self) -> &Explorer<'p> {
+        &self.exp
     }
+
+    /// The products are the global stores every thread reaches, with each
+    /// thread's local stores there.
+    fn find_error(
+        &self,
+        decide: &mut dyn FnMut(u32, &[&[u32]]) -> Result<Option<Vec<u32>>, EvalError>,
+    ) -> Result<Option<(u32, Vec<u32>, &'static str)>, EvalError> {
+        for g in self.common_globals() {
+            let cands: Vec<&[u32]> = (0..self.exp.prog.threads.len())
+                .map(|t| self.reach_by_g[t][&g].as_slice())
+                .collect();
+            if let Some(choice) = decide(g, &cands)? {
+                return Ok(Some((g, choice, "the thread-modular invariant")));
+            }
+        }
+        Ok(None)
+    }
+
+    fn stopped(&self) -> Option<&str> {
+        self.stopped.as_deref()
+    }
+
+    fn witness(&self, g: u32, choice: &[u32]) -> Witness {
+        let prog = self.exp.prog;
+        Witness {
+            globals: prog.globals.render(self.exp.globals.get(g)),
+            threads: choice
+                .iter()
+                .enumerate()
+                .map(|(t, &l)| WitnessThread {
+                    thread: prog.threads[t].name.clone(),
+                    local: prog.template_of(t).render_local(self.exp.local(t, l)),
+                    derivation: self.derivation(t, g, l),
+                })
+                .collect(),
+        }
+    }
+
+    fn alarm_reason(&self, _part: &str) -> String {
+        "alarm: the thread-modular over-approximation contains an error state (possibly spurious)"
+            .into()
+    }
+
+    fn unfinished_reason(&self, why: &str) -> String {
+        format!(
+            "{why} before the fixpoint was reached; no error in the part computed ({} thread states)",
+            self.reach_size()
+        )
+    }
+
+    fn proved_reason(&self) -> String {
+        "proved: no error state is in the thread-modular invariant".into()
+    }
+
+    fn model_error(&self) -> Option<(&str, Witness)> {
+        let prog = self.exp.prog;
+        self.model_error.as_ref().map(|(t, g, l, msg)| {
+            let mut w = self.witness(*g, &[]);
+            w.threads.push(WitnessThread {
+                thread: prog.threads[*t].name.clone(),
+                local: prog.template_of(*t).render_local(self.exp.local(*t, *l)),
+                derivation: self.derivation(*t, *g, *l),
+            });
+            (msg.as_str(), w)
+        })
+    }
+
+    fn stats(&self) -> Stats {
+        let mut stats = Stats::default();
+        // `states` is |R| (thread states), `transitions` counts rule applications.
+        stats.push("states", self.reach_size() as u64);
+        stats.push("guarantee", self.guarantee_size() as u64);
+        stats.push("transitions", self.rule_applications);
+        stats
+    }
+
+    fn invariant(&self) -> Invariant {
+        Invariant {
+            form: InvariantForm::ThreadModular(self.summaries()),
+            globals: self.exp.prog.globals.clone(),
+        }
+    }
+}
+
+pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, CheckError> {
+    let start = Instant::now();
+    let selected = abstract_report::prepare(prog, opts, Mode::ThreadModular)?;
+    let tm = ThreadModular::compute_within(prog, &Budget::new(opts));
+    abstract_report::report(prog, &tm, selected, opts, start)
 }

@@ -2,7 +2,7 @@
 //! types checked. Engines evaluate these against interned stores; they never
 //! see source text.
 
-use crate::model::expr::{BinOp, UnOp};
+use super::ops::{BinOp, UnOp};
 
 /// A value in a store. Bools are 0/1.
 pub type Val = i32;

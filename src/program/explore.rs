@@ -23,15 +23,18 @@ impl Interner {
         self.map.insert(boxed, id);
         id
     }
+    #[cfg(test)]
     pub fn lookup(&self, store: &[Val]) -> Option<u32> {
         self.map.get(store).copied()
     }
     pub fn get(&self, id: u32) -> &[Val] {
         &self.items[id as usize]
     }
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.items.len()
     }
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
@@ -110,6 +113,7 @@ impl<'p> Explorer<'p> {
         self
     }
 
+    #[cfg(test)]
     pub fn n_threads(&self) -> usize {
         self.prog.threads.len()
     }

@@ -4,10 +4,11 @@
 
 pub mod cexpr;
 pub mod explore;
+pub mod ops;
 pub mod ranges;
 
 pub use cexpr::{CExpr, Ctx, EvalError, StateView, Val};
-pub use explore::{Explorer, Step, Succs};
+pub use explore::{Explorer, Succs};
 
 /// The domain of one scalar (a variable or an array cell).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -216,57 +217,6 @@ pub enum ExceptionShape {
     },
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Mode {
-    Standard,
-    ThreadModular,
-    CartesianExc,
-}
-
-impl Mode {
-    pub const ALL: [Mode; 3] = [Mode::Standard, Mode::ThreadModular, Mode::CartesianExc];
-    pub fn name(self) -> &'static str {
-        match self {
-            Mode::Standard => "standard",
-            Mode::ThreadModular => "thread-modular",
-            Mode::CartesianExc => "cartesian-exc",
-        }
-    }
-    pub fn parse(s: &str) -> Option<Mode> {
-        Mode::ALL.into_iter().find(|m| m.name() == s)
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Verdict {
-    Safe,
-    Unknown,
-    Unsafe,
-}
-
-impl Verdict {
-    pub fn name(self) -> &'static str {
-        match self {
-            Verdict::Safe => "safe",
-            Verdict::Unsafe => "unsafe",
-            Verdict::Unknown => "unknown",
-        }
-    }
-    pub fn parse(s: &str) -> Option<Verdict> {
-        [Verdict::Safe, Verdict::Unsafe, Verdict::Unknown]
-            .into_iter()
-            .find(|v| v.name() == s)
-    }
-    /// Exit codes of the model format spec.
-    pub fn exit_code(self) -> i32 {
-        match self {
-            Verdict::Safe => 0,
-            Verdict::Unsafe => 1,
-            Verdict::Unknown => 3,
-        }
-    }
-}
-
 #[derive(Clone, Debug)]
 pub struct Program {
     pub name: String,
@@ -279,29 +229,11 @@ pub struct Program {
     pub threads: Vec<Thread>,
     pub properties: Vec<Property>,
     pub exceptions: Vec<ExceptionEntry>,
-    pub expect: Vec<(Mode, Verdict)>,
     /// Synchronous channels (rendezvous), by name.
     pub channels: Vec<String>,
-    /// What the loader had to say that does not stop the load (shown on
-    /// stderr by `weft check`).
-    pub warnings: Vec<String>,
 }
 
 impl Program {
-    /// Checks that every name is a property of the model.
-    pub fn check_property_names(&self, names: &[String]) -> Result<(), String> {
-        for name in names {
-            if !self.properties.iter().any(|p| p.name == *name) {
-                let known: Vec<&str> = self.properties.iter().map(|p| p.name.as_str()).collect();
-                return Err(format!(
-                    "unknown property `{name}`; this model has: {}",
-                    known.join(", ")
-                ));
-            }
-        }
-        Ok(())
-    }
-
     pub fn template_of(&self, thread: usize) -> &Template {
         &self.templates[self.threads[thread].template as usize]
     }

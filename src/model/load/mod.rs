@@ -5,10 +5,12 @@
 use super::diag::{Diagnostic, did_you_mean};
 use super::expr::{self, ExprKind, ParseError, Rhs};
 use super::json::{LResult, Node};
+use super::Model;
 use super::resolve::{Names, Resolver, Scope, Src, TplNames, Ty};
+use crate::engine::{Mode, Verdict};
 use crate::program::{
-    Action, CExpr, Domain, ExceptionEntry, ExceptionShape, Layout, Mode, Program, Property,
-    PropertyKind, SyncOp, Target, Template, Thread, Transition, Val, Var, Verdict,
+    Action, CExpr, Domain, ExceptionEntry, ExceptionShape, Layout, Program, Property,
+    PropertyKind, SyncOp, Target, Template, Thread, Transition, Val, Var,
 };
 use serde_json::Value;
 use std::path::Path;
@@ -34,7 +36,7 @@ fn read_model(path: &Path, what: &str) -> LResult<(String, String)> {
 }
 
 /// Reads and compiles a model file. `params` are `--param` overrides.
-pub fn load_file(path: &Path, params: &[(String, i64)]) -> LResult<Program> {
+pub fn load_file(path: &Path, params: &[(String, i64)]) -> LResult<Model> {
     let (file, text) = read_model(path, "model")?;
     load_str(&text, &file, params)
 }
@@ -42,7 +44,7 @@ pub fn load_file(path: &Path, params: &[(String, i64)]) -> LResult<Program> {
 /// Reads a model of either kind: weft/1 JSON, or DVE (by the `.dve`
 /// extension), translated first. `error`, if given, replaces the model's
 /// properties with one named `error` (the `--error` option).
-pub fn load_any(path: &Path, params: &[(String, i64)], error: Option<&str>) -> LResult<Program> {
+pub fn load_any(path: &Path, params: &[(String, i64)], error: Option<&str>) -> LResult<Model> {
     Ok(load_any_with_names(path, params, error)?.0)
 }
 
@@ -50,7 +52,7 @@ fn load_any_with_names(
     path: &Path,
     params: &[(String, i64)],
     error: Option<&str>,
-) -> LResult<(Program, Names)> {
+) -> LResult<(Model, Names)> {
     let is_dve = path.extension().and_then(|e| e.to_str()) == Some("dve");
     if !is_dve && error.is_none() {
         // Straight from the text: keeps line numbers in every message.
@@ -97,11 +99,11 @@ fn translate(
 }
 
 /// Compiles a model from its JSON text; `file` is used in messages.
-pub fn load_str(text: &str, file: &str, params: &[(String, i64)]) -> LResult<Program> {
+pub fn load_str(text: &str, file: &str, params: &[(String, i64)]) -> LResult<Model> {
     Ok(load_with_names(text, file, params)?.0)
 }
 
-fn load_with_names(text: &str, file: &str, params: &[(String, i64)]) -> LResult<(Program, Names)> {
+fn load_with_names(text: &str, file: &str, params: &[(String, i64)]) -> LResult<(Model, Names)> {
     let value = parse_json(text, file, "model")?;
     let mut loader = Loader {
         file,
@@ -120,7 +122,7 @@ pub fn load_with_exceptions(
     params: &[(String, i64)],
     error: Option<&str>,
     exceptions: &Path,
-) -> LResult<Program> {
+) -> LResult<Model> {
     let (mut prog, names) = load_any_with_names(path, params, error)?;
     let (efile, etext) = read_model(exceptions, "exceptions")?;
     let value = parse_json(&etext, &efile, "exceptions")?;
@@ -129,7 +131,7 @@ pub fn load_with_exceptions(
         Value::Object(_) => root.req("exceptions", "an array of exception entries")?,
         _ => root,
     };
-    prog.exceptions = Loader {
+    prog.program.exceptions = Loader {
         file: &efile,
         names,
         warnings: Vec::new(),
@@ -201,7 +203,7 @@ pub(super) struct RawTemplate<'a> {
 }
 
 impl<'a> Loader<'a> {
-    fn model(&mut self, root: &Node<'a>, overrides: &[(String, i64)]) -> LResult<Program> {
+    fn model(&mut self, root: &Node<'a>, overrides: &[(String, i64)]) -> LResult<Model> {
         root.check_keys(
             &[
                 "format",
@@ -270,7 +272,7 @@ impl<'a> Loader<'a> {
         Ok(())
     }
 
-    fn rest(&mut self, root: &Node<'a>, name: String, description: String) -> LResult<Program> {
+    fn rest(&mut self, root: &Node<'a>, name: String, description: String) -> LResult<Model> {
         let (globals, global_init) = match root.get("globals") {
             Some(g) => self.layout(&g, 0, "globals")?,
             None => (Layout::default(), Vec::new()),
@@ -350,7 +352,7 @@ impl<'a> Loader<'a> {
             Some(e) => expect(&e)?,
             None => Vec::new(),
         };
-        Ok(Program {
+        let program = Program {
             name,
             description,
             params: self.names.params.clone(),
@@ -360,8 +362,11 @@ impl<'a> Loader<'a> {
             threads,
             properties,
             exceptions,
-            expect,
             channels: self.names.channels.clone(),
+        };
+        Ok(Model {
+            program,
+            expect,
             warnings: std::mem::take(&mut self.warnings),
         })
     }

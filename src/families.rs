@@ -1,5 +1,6 @@
-//! Generators for the papers' model families, as weft/1 JSON. The bench
-//! harness and the tests use these; `weft gen` prints them.
+//! Generators for the papers' model families, as weft/1 JSON documents
+//! (load them with [`crate::Model::from_json`]). The bench harness and the
+//! tests use these; `weft gen` prints them.
 
 use serde_json::{Value, json};
 

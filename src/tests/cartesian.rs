@@ -1,13 +1,13 @@
 //! `cartesian-exc` against the precise thread-modular paper's printed
 //! results.
 
-mod common;
+use super::common;
 
 use std::collections::BTreeMap;
-use weft::bench::generate::lock;
-use weft::engine::cartesian::{Cartesian, Exceptions};
-use weft::engine::{self, CheckOptions};
-use weft::program::{Mode, Verdict};
+use crate::families::lock;
+use crate::engine::cartesian::{Cartesian, Exceptions};
+use crate::engine::{self, CheckOptions};
+use crate::engine::{Mode, Verdict};
 
 #[test]
 fn peterson_fixpoint_is_the_papers_x4_product_by_product() {
@@ -92,7 +92,7 @@ fn lock_fixpoint_is_exact_with_the_section_5_exceptions() {
     // full product for a small instance).
     let prog = common::load_value(&lock(3, 2));
     let c = Cartesian::compute(&prog, Exceptions::Model, &CheckOptions::default()).unwrap();
-    let reach = weft::engine::standard::reachable(&prog).unwrap();
+    let reach = crate::engine::standard::reachable(&prog).unwrap();
     for (g, ls) in &reach {
         assert!(c.contains_values(g, ls));
     }
@@ -126,7 +126,7 @@ fn exceptions_can_come_from_a_separate_file() {
     )
     .unwrap();
     let model = common::models_dir().join("peterson.json");
-    let prog = weft::model::load::load_with_exceptions(&model, &[], None, &file).unwrap();
+    let prog = crate::model::load::load_with_exceptions(&model, &[], None, &file).unwrap();
     assert_eq!(
         engine::check(&prog, Mode::CartesianExc, &CheckOptions::default())
             .unwrap()
@@ -136,7 +136,7 @@ fn exceptions_can_come_from_a_separate_file() {
     // Only two of the three: the proof fails.
     std::fs::write(&file, r#"{"exceptions": [{"when": "x == 1 && y == 1 && turn == 0", "threads": {"P1": "@B", "P2": "@D"}},
         {"when": "x == 1 && y == 1 && turn == 0", "threads": {"P1": "@C", "P2": "@C"}}]}"#).unwrap();
-    let prog = weft::model::load::load_with_exceptions(&model, &[], None, &file).unwrap();
+    let prog = crate::model::load::load_with_exceptions(&model, &[], None, &file).unwrap();
     assert_eq!(
         engine::check(&prog, Mode::CartesianExc, &CheckOptions::default())
             .unwrap()

@@ -1,12 +1,13 @@
 //! `thread-modular` against the thread-modular paper's printed results.
 
-mod common;
+use super::common;
 
 use rustc_hash::FxHashSet;
-use weft::bench::generate::simple;
-use weft::engine::thread_modular::ThreadModular;
-use weft::engine::{self, CheckOptions};
-use weft::program::{Mode, Val, Verdict};
+use crate::families::simple;
+use crate::engine::thread_modular::ThreadModular;
+use crate::engine::{self, CheckOptions};
+use crate::engine::{Mode, Verdict};
+use crate::program::Val;
 
 /// The paper's R for Simple(n), Section 1.1, as a predicate over
 /// (tid, m, x, pc).
@@ -239,8 +240,8 @@ fn a_run_time_error_reachable_only_in_the_abstraction_is_an_alarm() {
 }
 
 /// `check` on lock(24, 1) with `error` as its only property.
-fn check_lock_24(mode: Mode, error: &str) -> Result<weft::report::RunReport, String> {
-    let mut m = weft::bench::generate::lock(24, 1);
+fn check_lock_24(mode: Mode, error: &str) -> Result<crate::RunReport, String> {
+    let mut m = crate::families::lock(24, 1);
     m["properties"] = serde_json::json!([{"name": "e", "error": error}]);
     engine::check(&common::load_value(&m), mode, &CheckOptions::default())
 }

@@ -10,8 +10,9 @@
 use assert_cmd::Command as Weft;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use weft::engine::{self, CheckOptions};
-use weft::program::{Mode, Program, Verdict};
+use crate::engine::{self, CheckOptions};
+use crate::engine::{Mode, Verdict};
+use crate::program::Program;
 
 fn require(tool: &str, arg: &str) {
     let ok = Command::new(tool)
@@ -79,7 +80,7 @@ fn run(dir: &Path, program: &str, args: &[&str]) -> String {
 fn spin(prog: &Program, spin_flags: &[&str]) -> Pan {
     require("spin", "-V");
     require("gcc", "--version");
-    let export = weft::promela::to_promela(prog, &weft::promela::Options::default())
+    let export = crate::promela::to_promela(prog, &crate::promela::Options::default())
         .unwrap_or_else(|e| panic!("export of {} failed: {e}", prog.name));
     let dir = tempfile::tempdir().expect("temp dir");
     std::fs::write(dir.path().join("model.pml"), &export.text).expect("write model.pml");
@@ -148,7 +149,7 @@ fn cross_check(prog: &Program, spin_flags: &[&str]) -> (Verdict, u64, Pan) {
 }
 
 fn load_value(v: &serde_json::Value) -> Program {
-    weft::model::load_str(&v.to_string(), "x.json", &[])
+    crate::model::load_str(&v.to_string(), "x.json", &[])
         .unwrap_or_else(|d| panic!("{}", d.render()))
 }
 
@@ -157,16 +158,16 @@ fn models_dir() -> PathBuf {
 }
 
 fn load_model(name: &str) -> Program {
-    weft::model::load_file(&models_dir().join(name), &[])
+    crate::model::load_file(&models_dir().join(name), &[])
         .unwrap_or_else(|d| panic!("{}", d.render()))
 }
 
 #[test]
 fn lock_schema_state_counts_are_weft_plus_one_in_spin() {
     for (n, m) in [(1, 1), (2, 1), (2, 2), (3, 1), (3, 3), (4, 2), (5, 1)] {
-        let prog = load_value(&weft::bench::generate::lock(n, m));
+        let prog = load_value(&crate::families::lock(n, m));
         let (verdict, states, pan) = cross_check(&prog, &[]);
-        let formula = weft::bench::generate::lock_state_count(n, m) as u64;
+        let formula = crate::families::lock_state_count(n, m) as u64;
         assert_eq!(
             (verdict, states),
             (Verdict::Safe, formula),
@@ -294,7 +295,7 @@ fn reserved_names_empty_templates_and_large_any() {
     let (verdict, states, _) = cross_check(&prog, &["-o2"]);
     assert_eq!(verdict, Verdict::Safe);
     assert!(states > 90_000, "{states}");
-    let text = weft::promela::to_promela(&prog, &Default::default())
+    let text = crate::promela::to_promela(&prog, &Default::default())
         .expect("export")
         .text;
     for renamed in [
@@ -362,7 +363,7 @@ fn model_errors_are_assertion_violations_in_spin() {
 #[test]
 fn beem_peterson_3_needs_o2_for_the_state_count() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/beem/dve/peterson.3.dve");
-    let prog = weft::model::load_any(&path, &[], None).unwrap_or_else(|d| panic!("{}", d.render()));
+    let prog = crate::model::load_any(&path, &[], None).unwrap_or_else(|d| panic!("{}", d.render()));
     let (verdict, states, pan) = cross_check(&prog, &["-o2"]);
     assert_eq!(
         (verdict, states, pan.stored),
@@ -372,7 +373,7 @@ fn beem_peterson_3_needs_o2_for_the_state_count() {
     assert_eq!(hidden.errors, 0);
     assert!(hidden.stored < states, "{}", hidden.stored);
     // With the property, both find the mutual-exclusion violation.
-    let prog = weft::model::load_any(&path, &[], Some("count(*: @CS) >= 2"))
+    let prog = crate::model::load_any(&path, &[], Some("count(*: @CS) >= 2"))
         .unwrap_or_else(|d| panic!("{}", d.render()));
     let (verdict, _, _) = cross_check(&prog, &[]);
     assert_eq!(verdict, Verdict::Unsafe);

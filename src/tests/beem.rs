@@ -2,12 +2,12 @@
 //! a copy of shared/beem): exact state and transition counts, verdicts of
 //! the reachability goals, `weft convert` round trips, clear refusals.
 
-mod common;
+use super::common;
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
-use weft::engine::{self, CheckOptions};
-use weft::program::{Mode, Verdict};
+use crate::engine::{self, CheckOptions};
+use crate::engine::{Mode, Verdict};
 
 fn data() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/beem")
@@ -59,7 +59,7 @@ fn rows() -> Vec<Row> {
         .collect()
 }
 
-fn stat(r: &weft::report::RunReport, k: &str) -> u64 {
+fn stat(r: &crate::RunReport, k: &str) -> u64 {
     r.stats.get(k).and_then(|v| v.as_u64()).unwrap()
 }
 
@@ -72,7 +72,7 @@ fn published_state_and_transition_counts_are_reproduced() {
         let path = data().join(&row.file);
         // The whole state space (no property: nothing stops the search).
         let prog =
-            weft::model::load_any(&path, &[], None).unwrap_or_else(|d| panic!("{}", d.render()));
+            crate::model::load_any(&path, &[], None).unwrap_or_else(|d| panic!("{}", d.render()));
         let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
         assert_eq!(stat(&r, "states"), row.states, "{} states", row.file);
         if let Some(t) = row.transitions {
@@ -82,7 +82,7 @@ fn published_state_and_transition_counts_are_reproduced() {
             assert_eq!(stat(&r, "depth") + 1, l, "{} BFS levels", row.file);
         }
         // `weft convert` output loads and gives the same count.
-        let (json, _) = weft::model::load::to_json(&path, None).unwrap();
+        let (json, _) = crate::model::load::to_json(&path, None).unwrap();
         let again = common::load_value(&json);
         let r2 = engine::check(&again, Mode::Standard, &CheckOptions::default()).unwrap();
         assert_eq!(
@@ -105,7 +105,7 @@ fn published_state_and_transition_counts_are_reproduced() {
 fn published_reachability_answers_are_reproduced_with_shortest_traces() {
     for row in rows().iter().filter(|r| !r.error.is_empty()) {
         let path = data().join(&row.file);
-        let prog = weft::model::load_any(&path, &[], Some(&row.error))
+        let prog = crate::model::load_any(&path, &[], Some(&row.error))
             .unwrap_or_else(|d| panic!("{}", d.render()));
         let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
         let o = &r.outcomes[0];
@@ -187,7 +187,7 @@ fn a_buffered_channel_is_a_fifo_of_its_capacity() {
     let path = dir.join("fifo.dve");
     std::fs::write(&path, src).unwrap();
     let check = |error: &str| {
-        let prog = weft::model::load_any(&path, &[], Some(error))
+        let prog = crate::model::load_any(&path, &[], Some(error))
             .unwrap_or_else(|d| panic!("{}", d.render()));
         engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap()
     };
@@ -207,7 +207,7 @@ fn a_buffered_channel_is_a_fifo_of_its_capacity() {
         Verdict::Safe
     );
     // Buffered channels are plain globals, so the abstract modes take them.
-    let prog = weft::model::load_any(&path, &[], Some("R.got == 2")).unwrap();
+    let prog = crate::model::load_any(&path, &[], Some("R.got == 2")).unwrap();
     assert!(engine::check(&prog, Mode::CartesianExc, &CheckOptions::default()).is_ok());
 }
 
@@ -345,7 +345,7 @@ fn dve_states(src: &str) -> (u64, Verdict) {
     let dir = common::temp_dir("dve");
     let path = dir.join(format!("m{}.dve", src.len()));
     std::fs::write(&path, src).unwrap();
-    let prog = weft::model::load_any(&path, &[], None).unwrap_or_else(|d| panic!("{}", d.render()));
+    let prog = crate::model::load_any(&path, &[], None).unwrap_or_else(|d| panic!("{}", d.render()));
     let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
     (stat(&r, "states"), r.outcomes.last().unwrap().verdict)
 }

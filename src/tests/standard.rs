@@ -1,15 +1,15 @@
 //! The `standard` engine against independent counts, and its traces replayed
 //! step by step against the model.
 
-mod common;
+use super::common;
 
 use assert_cmd::Command;
 use serde_json::Value;
-use weft::bench::generate::{lock, lock_state_count};
-use weft::engine::{self, CheckOptions};
-use weft::program::{Mode, Verdict};
+use crate::families::{lock, lock_state_count};
+use crate::engine::{self, CheckOptions};
+use crate::engine::{Mode, Verdict};
 
-fn run(p: &weft::program::Program, jobs: usize) -> weft::report::RunReport {
+fn run(p: &crate::program::Program, jobs: usize) -> crate::RunReport {
     let opts = CheckOptions {
         jobs: Some(jobs),
         ..CheckOptions::default()
@@ -17,12 +17,12 @@ fn run(p: &weft::program::Program, jobs: usize) -> weft::report::RunReport {
     engine::check(p, Mode::Standard, &opts).unwrap()
 }
 
-fn stat(r: &weft::report::RunReport, key: &str) -> u64 {
+fn stat(r: &crate::RunReport, key: &str) -> u64 {
     r.stats.get(key).and_then(Value::as_u64).unwrap()
 }
 
 /// The state count, the same with one worker thread and with two.
-fn states(p: &weft::program::Program) -> u64 {
+fn states(p: &crate::program::Program) -> u64 {
     let one = stat(&run(p, 1), "states");
     assert_eq!(
         stat(&run(p, 2), "states"),
@@ -73,7 +73,7 @@ fn every_shipped_model_meets_its_expectations() {
         if path.extension().and_then(|e| e.to_str()) != Some("json") {
             continue;
         }
-        let prog = weft::model::load_file(&path, &[]).unwrap_or_else(|d| panic!("{}", d.render()));
+        let prog = crate::model::load_file(&path, &[]).unwrap_or_else(|d| panic!("{}", d.render()));
         assert!(
             !prog.expect.is_empty(),
             "{} has no `expect`",
@@ -148,7 +148,7 @@ fn memory_budget_ends_in_unknown_with_exit_3() {
 }
 
 /// The trace of the model error that `standard` must find in `model`.
-fn model_error_trace(model: &serde_json::Value) -> weft::trace::Trace {
+fn model_error_trace(model: &serde_json::Value) -> crate::Trace {
     let prog = common::load_value(model);
     let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
     assert_eq!(r.verdict(), Verdict::Unsafe);
@@ -209,7 +209,7 @@ fn results_do_not_depend_on_the_number_of_jobs() {
     let prog = common::load_value(&m);
     let one = run(&prog, 1);
     assert_eq!(one.outcomes[0].verdict, Verdict::Unsafe);
-    let len = |r: &weft::report::RunReport| r.outcomes[0].trace.as_ref().unwrap().steps.len();
+    let len = |r: &crate::RunReport| r.outcomes[0].trace.as_ref().unwrap().steps.len();
     assert_eq!(len(&one), 15);
     for jobs in [2, 3] {
         let r = run(&prog, jobs);
@@ -266,8 +266,8 @@ fn index_and_range_errors_are_model_errors_with_shortest_traces() {
 
 /// The reachable state count by the plainest search there is: a queue and
 /// a hash set of unpacked states, one thread step at a time.
-fn naive_count(prog: &weft::program::Program) -> usize {
-    let mut exp = weft::program::Explorer::new(prog);
+fn naive_count(prog: &crate::program::Program) -> usize {
+    let mut exp = crate::program::Explorer::new(prog);
     let mut seen = std::collections::HashSet::new();
     let mut queue = std::collections::VecDeque::new();
     for (g, ls) in exp.initial_states() {
@@ -303,7 +303,7 @@ fn shipped_model_counts_match_a_naive_search_with_any_number_of_jobs() {
         .chain([beem.join("peterson.3.dve"), beem.join("at.1.dve")]);
     for path in paths {
         let mut prog =
-            weft::model::load_any(&path, &[], None).unwrap_or_else(|d| panic!("{}", d.render()));
+            crate::model::load_any(&path, &[], None).unwrap_or_else(|d| panic!("{}", d.render()));
         // No property: the whole state space, not a search that stops early.
         prog.properties.clear();
         let expected = naive_count(&prog) as u64;

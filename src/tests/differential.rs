@@ -6,14 +6,15 @@
 //! * cartesian-exc with E = the reachable set computes exactly that set;
 //! * cartesian-exc with a random E contains every reachable state.
 
-mod common;
+use super::common;
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use weft::engine::cartesian::{Cartesian, Exceptions};
-use weft::engine::thread_modular::ThreadModular;
-use weft::engine::{self, CheckOptions};
-use weft::program::{Mode, Program, Val, Verdict};
+use crate::engine::cartesian::{Cartesian, Exceptions};
+use crate::engine::thread_modular::ThreadModular;
+use crate::engine::{self, CheckOptions};
+use crate::engine::{Mode, Verdict};
+use crate::program::{Program, Val};
 
 const GUARDS: &[&str] = &[
     "true",
@@ -327,7 +328,7 @@ proptest! {
             common::load_value(&model)
         };
         let (shared, distinct) = (with(false), with(true));
-        let ranges = weft::program::ranges::Ranges::infer(&shared);
+        let ranges = crate::program::ranges::Ranges::infer(&shared);
         let a = Cartesian::compute(&shared, Exceptions::Model, &CheckOptions::default()).unwrap();
         let b = Cartesian::compute(&distinct, Exceptions::Model, &CheckOptions::default()).unwrap();
         for (g, ls) in all_states(&shared) {

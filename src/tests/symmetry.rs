@@ -1,11 +1,11 @@
 //! Symmetry reduction in `standard`, against independent counts.
 
-mod common;
+use super::common;
 
 use serde_json::Value;
-use weft::bench::generate::{lock, lock_state_count};
-use weft::engine::{self, CheckOptions};
-use weft::program::{Mode, Verdict};
+use crate::families::{lock, lock_state_count};
+use crate::engine::{self, CheckOptions};
+use crate::engine::{Mode, Verdict};
 
 fn binomial(n: u128, k: u128) -> u128 {
     (0..k).fold(1, |r, i| r * (n - i) / (i + 1))
@@ -18,7 +18,7 @@ fn lock_multisets(n: u128, m: u128) -> u128 {
     binomial(n + m, m) + 2 * m * binomial(n - 1 + m, m)
 }
 
-fn run(n: u32, m: u32) -> weft::report::RunReport {
+fn run(n: u32, m: u32) -> crate::RunReport {
     let prog = common::load_value(&lock(n, m));
     engine::check(
         &prog,

@@ -4,8 +4,8 @@
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use weft::program::Explorer;
-use weft::program::Program;
+use crate::program::Explorer;
+use crate::program::Program;
 
 pub fn models_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("models")
@@ -20,11 +20,11 @@ pub fn temp_dir(tag: &str) -> PathBuf {
 
 pub fn load(name: &str) -> Program {
     let path = models_dir().join(name);
-    weft::model::load_file(&path, &[]).unwrap_or_else(|d| panic!("{}", d.render()))
+    crate::model::load_file(&path, &[]).unwrap_or_else(|d| panic!("{}", d.render()))
 }
 
 pub fn load_value(v: &serde_json::Value) -> Program {
-    weft::model::load_str(&v.to_string(), "generated.json", &[])
+    crate::model::load_str(&v.to_string(), "generated.json", &[])
         .unwrap_or_else(|d| panic!("{}", d.render()))
 }
 
@@ -53,7 +53,7 @@ pub fn replay(path: &Path, property: &str, extra: &[&str]) {
         .find(|v| v["property"] == property)
         .unwrap_or_else(|| panic!("no result for {property}"));
     assert_eq!(line["verdict"], "unsafe");
-    let prog = weft::model::load_file(path, &[]).unwrap_or_else(|d| panic!("{}", d.render()));
+    let prog = crate::model::load_file(path, &[]).unwrap_or_else(|d| panic!("{}", d.render()));
     let mut exp = Explorer::new(&prog);
     let obj = |vars: Vec<(String, Value)>| Value::Object(vars.into_iter().collect());
     // The initial state named by the trace.
@@ -105,7 +105,7 @@ pub fn replay(path: &Path, property: &str, extra: &[&str]) {
     }
     let p = prog.properties.iter().find(|p| p.name == property).unwrap();
     assert!(
-        weft::property::holds(&p.error, &exp, g, &ls).unwrap(),
+        crate::property::holds(&p.error, &exp, g, &ls).unwrap(),
         "{model}: the last state is not an error state"
     );
 }
@@ -113,8 +113,8 @@ pub fn replay(path: &Path, property: &str, extra: &[&str]) {
 /// The first state `standard` reaches outside the inferred value ranges,
 /// described, if any.
 pub fn reachable_outside_ranges(prog: &Program) -> Option<String> {
-    let ranges = weft::program::ranges::Ranges::infer(prog);
-    weft::engine::standard::reachable(prog)
+    let ranges = crate::program::ranges::Ranges::infer(prog);
+    crate::engine::standard::reachable(prog)
         .unwrap()
         .into_iter()
         .find(|(g, ls)| !ranges.contain(g, ls, prog))

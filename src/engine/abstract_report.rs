@@ -1,0 +1,105 @@
+//! The tail both abstract engines share: decide every selected property on
+//! the products of the fixpoint (γ of the abstract state, Flanagan–Qadeer
+//! §2; γ_E(γ_cart X) for Malkis–Podelski–Rybalchenko, Def. 5), turn the
+//! first product that holds an error state into an alarm with its witness,
+//! add the `model-errors` outcome, the statistics and, on request, the
+//! invariant. An abstract mode never says `unsafe`.
+
+use super::error::CheckError;
+use super::result::{Invariant, Outcome, RunReport, Stats, Witness};
+use super::{CheckOptions, Mode, Verdict, abstract_model_error_outcome, deciders, selected_properties};
+use crate::program::{EvalError, Explorer, Program};
+use crate::property::Decider;
+use std::time::Instant;
+
+/// A computed abstract fixpoint, as the shared tail sees it.
+pub(crate) trait AbstractFixpoint<'p> {
+    /// The mode that computed it.
+    const MODE: Mode;
+    /// The explorer whose ids the fixpoint uses.
+    fn explorer(&self) -> &Explorer<'p>;
+    /// Calls `decide` on each product (global store, candidate local stores
+    /// per thread) until it finds an error state; returns the global store,
+    /// the thread-by-thread choice, and which part of the fixpoint held it.
+    fn find_error(
+        &self,
+        decide: &mut dyn FnMut(u32, &[&[u32]]) -> Result<Option<Vec<u32>>, EvalError>,
+    ) -> Result<Option<(u32, Vec<u32>, &'static str)>, EvalError>;
+    /// Why the computation stopped early (a budget), if it did.
+    fn stopped(&self) -> Option<&str>;
+    /// The witness of an alarm at `g` with one local store per thread.
+    fn witness(&self, g: u32, choice: &[u32]) -> Witness;
+    /// The reason of an alarm found in `part`.
+    fn alarm_reason(&self, part: &str) -> String;
+    /// The reason of a property not violated in a partial fixpoint.
+    fn unfinished_reason(&self, why: &str) -> String;
+    /// The reason of a proved property.
+    fn proved_reason(&self) -> String;
+    /// A run-time model error met while computing: its message and where.
+    fn model_error(&self) -> Option<(&str, Witness)>;
+    /// The engine's own statistics (time and memory are added here).
+    fn stats(&self) -> Stats;
+    /// The fixpoint as data.
+    fn invariant(&self) -> Invariant;
+}
+
+/// The selected properties and their decision procedures, built before
+/// the fixpoint so that a refusal costs nothing.
+pub(crate) fn prepare(
+    prog: &Program,
+    opts: &CheckOptions,
+    mode: Mode,
+) -> Result<(Vec<usize>, Vec<Decider>), CheckError> {
+    let props = selected_properties(prog, &opts.properties);
+    let deciders = deciders(prog, &props, mode)?;
+    Ok((props, deciders))
+}
+
+/// Decides the selected properties on `fx` and assembles the report.
+pub(crate) fn report<'p, F: AbstractFixpoint<'p>>(
+    prog: &Program,
+    fx: &F,
+    (props, deciders): (Vec<usize>, Vec<Decider>),
+    opts: &CheckOptions,
+    start: Instant,
+) -> Result<RunReport, CheckError> {
+    let mut outcomes = Vec::new();
+    for (k, &p) in props.iter().enumerate() {
+        let property = prog.properties[p].name.clone();
+        let found = fx
+            .find_error(&mut |g, cands| deciders[k].witness(fx.explorer(), g, cands))
+            .map_err(|e| CheckError::Evaluation {
+                what: format!("property `{property}`"),
+                message: e.0,
+            })?;
+        let (verdict, reason, witness) = match (found, fx.stopped()) {
+            (Some((g, choice, part)), _) => (
+                Verdict::Unknown,
+                fx.alarm_reason(part),
+                Some(fx.witness(g, &choice)),
+            ),
+            (None, Some(why)) => (Verdict::Unknown, fx.unfinished_reason(why), None),
+            (None, None) => (Verdict::Safe, fx.proved_reason(), None),
+        };
+        outcomes.push(Outcome {
+            property,
+            verdict,
+            reason,
+            trace: None,
+            witness,
+        });
+    }
+    outcomes.push(abstract_model_error_outcome(
+        fx.stopped().is_some(),
+        fx.model_error(),
+    ));
+    let mut stats = fx.stats();
+    stats.finish(start.elapsed());
+    Ok(RunReport {
+        model: prog.name.clone(),
+        mode: F::MODE,
+        outcomes,
+        stats,
+        invariant: opts.show_invariant.then(|| fx.invariant()),
+    })
+}

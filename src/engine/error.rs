@@ -1,0 +1,35 @@
+//! Why a check did not run. A budget that runs out is not an error (the
+//! run answers `unknown`); these are refusals before or while a mode runs.
+
+/// A check that could not be carried out.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CheckError {
+    /// The options name a property the model does not have.
+    #[error("unknown property `{name}`; this model has: {known}")]
+    UnknownProperty {
+        /// The name asked for.
+        name: String,
+        /// The model's properties, comma-separated.
+        known: String,
+    },
+    /// The mode cannot check this model or property as it is written (for
+    /// example channels in an abstract mode, or a store too wide to pack);
+    /// the message says what to use instead.
+    #[error("{0}")]
+    Unsupported(String),
+    /// A property or exception predicate could not be evaluated.
+    #[error("evaluating {what}: {message}")]
+    Evaluation {
+        /// What was being evaluated (`property `mutex``).
+        what: String,
+        /// The evaluation error.
+        message: String,
+    },
+    /// A budget ran out where only a complete answer will do (e.g. listing
+    /// every reachable state).
+    #[error("{0}")]
+    Budget(String),
+    /// The machine refused a resource (e.g. worker threads).
+    #[error("{0}")]
+    Internal(String),
+}

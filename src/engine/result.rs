@@ -1,0 +1,232 @@
+//! What a run produces, as data: a verdict per property, the reason, a
+//! concrete trace or an abstract witness, statistics and, on request, the
+//! abstract fixpoint. Nothing here is rendered: `crate::report` turns these
+//! values into text and JSON.
+
+use super::{Mode, Verdict};
+use crate::program::Layout;
+use serde_json::Value;
+use std::time::Duration;
+
+/// A store as the user reads it: variable name → value, in declaration
+/// order. Booleans are JSON booleans, arrays JSON arrays; a thread's local
+/// store starts with `pc`, its location's name.
+pub type Store = Vec<(String, Value)>;
+
+/// Everything one `check` produced.
+#[derive(Clone, Debug)]
+pub struct RunReport {
+    /// The model's name.
+    pub model: String,
+    /// The mode that ran.
+    pub mode: Mode,
+    /// One outcome per checked property, then `model-errors`.
+    pub outcomes: Vec<Outcome>,
+    /// Engine statistics, in display order.
+    pub stats: Stats,
+    /// The abstract fixpoint (`show_invariant`, abstract modes only).
+    pub invariant: Option<Invariant>,
+}
+
+impl RunReport {
+    /// The run's verdict: the worst over its properties.
+    pub fn verdict(&self) -> Verdict {
+        self.outcomes
+            .iter()
+            .map(|o| o.verdict)
+            .max()
+            .unwrap_or(Verdict::Safe)
+    }
+
+    /// The outcome of the property named `name`.
+    pub fn outcome(&self, name: &str) -> Option<&Outcome> {
+        self.outcomes.iter().find(|o| o.property == name)
+    }
+}
+
+/// The answer for one property.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The property's name (`model-errors` for the implicit one).
+    pub property: String,
+    /// Safe, unsafe or unknown.
+    pub verdict: Verdict,
+    /// One sentence saying why.
+    pub reason: String,
+    /// A concrete counterexample (`standard`, verdict unsafe).
+    pub trace: Option<Trace>,
+    /// An abstract witness (abstract modes, verdict unknown).
+    pub witness: Option<Witness>,
+}
+
+/// A concrete run from an initial state to an error state.
+#[derive(Clone, Debug)]
+pub struct Trace {
+    /// The globals of the initial state.
+    pub initial_globals: Store,
+    /// Every thread's initial locals, by instance name.
+    pub initial_locals: Vec<(String, Store)>,
+    /// The steps, in order.
+    pub steps: Vec<TraceStep>,
+    /// For a run-time model error: what failed in the last state.
+    pub failure: Option<String>,
+}
+
+/// One step of a trace: which thread moved, by which transition, and the
+/// state after it.
+#[derive(Clone, Debug)]
+pub struct TraceStep {
+    /// The moving thread's instance name (`p[2]`).
+    pub thread: String,
+    /// The transition's label.
+    pub transition: String,
+    /// Globals after the step.
+    pub globals: Store,
+    /// The moving thread's locals after the step, `pc` first.
+    pub locals: Store,
+    /// For a rendezvous, the receiving thread.
+    pub partner: Option<Partner>,
+}
+
+/// The receiving side of a rendezvous step.
+#[derive(Clone, Debug)]
+pub struct Partner {
+    /// The receiver's instance name.
+    pub thread: String,
+    /// The receiver's transition label.
+    pub transition: String,
+    /// The receiver's locals after the step.
+    pub locals: Store,
+}
+
+/// An abstract error state and, per thread, how its local state was derived.
+#[derive(Clone, Debug)]
+pub struct Witness {
+    /// The global store of the abstract error state.
+    pub globals: Store,
+    /// The threads' local stores in it.
+    pub threads: Vec<WitnessThread>,
+}
+
+/// One thread of an abstract witness.
+#[derive(Clone, Debug)]
+pub struct WitnessThread {
+    /// The instance name.
+    pub thread: String,
+    /// Its local store in the abstract error state.
+    pub local: Store,
+    /// How the abstraction derived it (thread-modular only; empty otherwise),
+    /// from the initial state forward.
+    pub derivation: Vec<Derivation>,
+}
+
+/// One fact of a derivation: the thread's (global, local) pair and the
+/// rule that produced it.
+#[derive(Clone, Debug)]
+pub struct Derivation {
+    /// The rule.
+    pub by: Derived,
+    /// The global store of the fact.
+    pub global: Store,
+    /// The thread's local store of the fact.
+    pub local: Store,
+}
+
+/// The rule that derived a fact of R (Flanagan–Qadeer's rules).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Derived {
+    /// An initial state.
+    Init,
+    /// A step of the thread itself, by the transition with this label.
+    Step(String),
+    /// An environment step: another thread's guarantee, by that instance.
+    Env(String),
+}
+
+/// The abstract fixpoint an abstract mode computed (the inductive invariant
+/// when the verdict is safe).
+#[derive(Clone, Debug)]
+pub struct Invariant {
+    /// Its shape, by mode.
+    pub form: InvariantForm,
+    /// The global variables' layout, to describe sets of global stores.
+    pub(crate) globals: Layout,
+}
+
+/// The shapes of abstract fixpoints.
+#[derive(Clone, Debug)]
+pub enum InvariantForm {
+    /// Flanagan–Qadeer: per thread, its reachable (global, local) pairs R
+    /// and its guarantee G.
+    ThreadModular(Vec<ThreadSummary>),
+    /// Malkis–Podelski–Rybalchenko: per global store a product of local
+    /// store sets (the Cartesian part), then the exception set E.
+    Cartesian {
+        /// The Cartesian part, one product per global store.
+        products: Vec<AbstractProduct>,
+        /// The exception set E, as products.
+        exceptions: Vec<AbstractProduct>,
+    },
+}
+
+/// One thread's R and G.
+#[derive(Clone, Debug)]
+pub struct ThreadSummary {
+    /// The instance name.
+    pub thread: String,
+    /// R: the (global, local) pairs, ordered by global store.
+    pub reach: Vec<ReachFact>,
+    /// G: the global transitions the thread may make.
+    pub guarantee: Vec<GuaranteeEdge>,
+}
+
+/// One element of R.
+#[derive(Clone, Debug)]
+pub struct ReachFact {
+    /// The global store.
+    pub global: Store,
+    /// The thread's local store.
+    pub local: Store,
+}
+
+/// One element of G: a change of the global store.
+#[derive(Clone, Debug)]
+pub struct GuaranteeEdge {
+    /// The global store before.
+    pub from: Store,
+    /// The global store after.
+    pub to: Store,
+}
+
+/// A global store and, per thread, a set of local stores: the set of
+/// states that combine them in every way.
+#[derive(Clone, Debug)]
+pub struct AbstractProduct {
+    /// The global store.
+    pub global: Store,
+    /// Per thread (by index), its local stores.
+    pub threads: Vec<Vec<Store>>,
+}
+
+/// Engine statistics, in display order.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    /// `(key, value)` pairs; the keys are documented in docs/output.md.
+    pub entries: Vec<(&'static str, Value)>,
+}
+
+impl Stats {
+    pub(crate) fn push(&mut self, key: &'static str, v: impl Into<Value>) {
+        self.entries.push((key, v.into()));
+    }
+    /// The value of the statistic `key`.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.entries.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+    pub(crate) fn finish(&mut self, elapsed: Duration) {
+        self.push("time_s", (elapsed.as_secs_f64() * 1e6).round() / 1e6);
+        if let Some(kb) = crate::sys::peak_memory_kib() {
+            self.push("peak_memory_bytes", kb * 1024);
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! The library's front door: load a model (weft/1 JSON or DVE, from a file
+//! or a string), check it in a mode, and read the typed result. The command
+//! line is a thin layer over these calls.
+
+use crate::engine::{self, CheckError, CheckOptions, Mode, Verdict};
+use crate::engine::result::RunReport;
+use crate::model::{Diagnostic, Model};
+use std::path::{Path, PathBuf};
+
+/// How to read a model file: parameter overrides, a replacement property,
+/// a separate exception set.
+#[derive(Clone, Debug, Default)]
+pub struct LoadOptions {
+    /// `--param name=value` overrides of the model's `params`.
+    pub params: Vec<(String, i64)>,
+    /// `--error EXPR`: replaces the model's properties with one named
+    /// `error` whose error states are `EXPR` (needed for DVE files, which
+    /// carry no property).
+    pub error: Option<String>,
+    /// `--exceptions FILE`: an exception set for `cartesian-exc`, replacing
+    /// the model's own.
+    pub exceptions: Option<PathBuf>,
+}
+
+impl Model {
+    /// Loads a model file: weft/1 JSON, or DVE by the `.dve` extension.
+    ///
+    /// ```
+    /// let model = weft::Model::load("models/peterson.json").unwrap();
+    /// assert_eq!(model.name(), "peterson");
+    /// ```
+    pub fn load(path: impl AsRef<Path>) -> Result<Model, Box<Diagnostic>> {
+        Model::load_with(path, &LoadOptions::default())
+    }
+
+    /// Loads a model file with parameter overrides, a replacement property
+    /// or an exception set.
+    ///
+    /// ```
+    /// use weft::{LoadOptions, Model};
+    /// let opts = LoadOptions {
+    ///     error: Some("count(*: @CS) >= 2".into()),
+    ///     ..LoadOptions::default()
+    /// };
+    /// let model = Model::load_with("tests/data/beem/dve/peterson.1.dve", &opts).unwrap();
+    /// assert_eq!(model.property_names(), ["error", "model-errors"]);
+    /// ```
+    pub fn load_with(path: impl AsRef<Path>, opts: &LoadOptions) -> Result<Model, Box<Diagnostic>> {
+        let path = path.as_ref();
+        match &opts.exceptions {
+            Some(exc) => crate::model::load::load_with_exceptions(
+                path,
+                &opts.params,
+                opts.error.as_deref(),
+                exc,
+            ),
+            None => crate::model::load_any(path, &opts.params, opts.error.as_deref()),
+        }
+    }
+
+    /// Compiles a weft/1 model from its JSON text; `file` names it in
+    /// messages.
+    ///
+    /// ```
+    /// let text = r#"{
+    ///   "name": "counter",
+    ///   "globals": {"x": {"type": "int", "min": 0, "max": 2, "init": 0}},
+    ///   "threads": [{"name": "t", "start": "a",
+    ///     "transitions": [{"from": "a", "to": "b", "do": "x := x + 1"}]}],
+    ///   "properties": [{"name": "bounded", "invariant": "x <= 1"}]
+    /// }"#;
+    /// let model = weft::Model::from_json(text, "counter.json").unwrap();
+    /// assert_eq!(model.thread_names(), ["t"]);
+    /// ```
+    pub fn from_json(text: &str, file: &str) -> Result<Model, Box<Diagnostic>> {
+        crate::model::load_str(text, file, &[])
+    }
+
+    /// As [`Model::from_json`], with `params` overriding the model's.
+    pub fn from_json_with_params(
+        text: &str,
+        file: &str,
+        params: &[(String, i64)],
+    ) -> Result<Model, Box<Diagnostic>> {
+        crate::model::load_str(text, file, params)
+    }
+
+    /// Translates a DVE model (DiVinE's language, as the BEEM benchmark
+    /// writes it) to weft/1 JSON, with the translator's warnings. `error`
+    /// becomes the model's property, as with [`LoadOptions::error`].
+    pub fn dve_to_json(
+        path: impl AsRef<Path>,
+        error: Option<&str>,
+    ) -> Result<(serde_json::Value, Vec<String>), Box<Diagnostic>> {
+        crate::model::load::to_json(path.as_ref(), error)
+    }
+
+    /// Checks the model in `mode`.
+    ///
+    /// ```
+    /// use weft::{CheckOptions, Mode, Model, Verdict};
+    /// let model = Model::load("models/bug-nonatomic-lock.json").unwrap();
+    /// let report = model.check(Mode::Standard, &CheckOptions::default()).unwrap();
+    /// assert_eq!(report.verdict(), Verdict::Unsafe);
+    /// let trace = report.outcomes[0].trace.as_ref().unwrap();
+    /// assert!(!trace.steps.is_empty());
+    /// ```
+    pub fn check(&self, mode: Mode, opts: &CheckOptions) -> Result<RunReport, CheckError> {
+        engine::check(self, mode, opts)
+    }
+
+    /// The model's name.
+    pub fn name(&self) -> &str {
+        &self.program.name
+    }
+
+    /// The names of the properties a check decides, `model-errors` last.
+    pub fn property_names(&self) -> Vec<&str> {
+        self.program
+            .properties
+            .iter()
+            .map(|p| p.name.as_str())
+            .chain([engine::MODEL_ERRORS])
+            .collect()
+    }
+
+    /// The thread instances' names (`p[1]`, `p[2]`, …).
+    pub fn thread_names(&self) -> Vec<&str> {
+        self.program
+            .threads
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect()
+    }
+
+    /// The model's parameters with their values after overrides.
+    pub fn params(&self) -> &[(String, i64)] {
+        &self.program.params
+    }
+
+    /// The verdict each mode should give, from the model's `expect`.
+    pub fn expectations(&self) -> &[(Mode, Verdict)] {
+        &self.expect
+    }
+
+    /// What the loader noticed that did not stop the load.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// The model as a SPIN (Promela) model with the same state space
+    /// (docs/promela.md); `properties` selects what to export (empty: all).
+    pub fn to_promela(&self, properties: &[String]) -> Result<Promela, String> {
+        let out = crate::promela::to_promela(
+            self,
+            &crate::promela::Options {
+                properties: properties.to_vec(),
+            },
+        )?;
+        Ok(Promela {
+            text: out.text,
+            warnings: out.warnings,
+        })
+    }
+}
+
+/// A Promela export.
+#[derive(Clone, Debug)]
+pub struct Promela {
+    /// The Promela source.
+    pub text: String,
+    /// What the export could not carry over exactly.
+    pub warnings: Vec<String>,
+}

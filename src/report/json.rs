@@ -1,0 +1,147 @@
+//! JSON Lines: one object per property (docs/output.md).
+
+use crate::engine::result::{
+    Derivation, Derived, Invariant, InvariantForm, RunReport, Store, Trace, Witness,
+};
+use serde_json::{Map, Value, json};
+
+pub(super) fn run(r: &RunReport) -> String {
+    let stats = Value::Object(
+        r.stats
+            .entries
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect::<Map<_, _>>(),
+    );
+    let invariant = r.invariant.as_ref().map(invariant);
+    let mut out = String::new();
+    for o in &r.outcomes {
+        let mut m = Map::new();
+        m.insert("model".into(), json!(r.model));
+        m.insert("mode".into(), json!(r.mode.name()));
+        m.insert("property".into(), json!(o.property));
+        m.insert("verdict".into(), json!(o.verdict.name()));
+        m.insert("reason".into(), json!(o.reason));
+        m.insert("stats".into(), stats.clone());
+        match &o.trace {
+            Some(t) => m.extend(trace_fields(t)),
+            None => {
+                m.insert("trace".into(), Value::Null);
+            }
+        }
+        if let Some(w) = &o.witness {
+            m.insert("witness".into(), witness(w));
+        }
+        if let Some(inv) = &invariant {
+            m.insert("invariant".into(), inv.clone());
+        }
+        out.push_str(&Value::Object(m).to_string());
+        out.push('\n');
+    }
+    out
+}
+
+fn obj(store: &Store) -> Value {
+    Value::Object(store.iter().cloned().collect::<Map<_, _>>())
+}
+
+/// The trace's fields of a property's JSON line: `initial` (the initial
+/// state), `trace` (the steps, an array) and, for a model error, `failure`.
+fn trace_fields(t: &Trace) -> Vec<(String, Value)> {
+    let initial = json!({
+        "globals": obj(&t.initial_globals),
+        "locals": Value::Object(t.initial_locals.iter().map(|(n, v)| (n.clone(), obj(v))).collect()),
+    });
+    let steps = t
+        .steps
+        .iter()
+        .map(|s| {
+            let mut step = json!({
+                "thread": s.thread,
+                "transition": s.transition,
+                "globals": obj(&s.globals),
+                "locals": obj(&s.locals),
+            });
+            if let Some(p) = &s.partner {
+                step["partner"] =
+                    json!({"thread": p.thread, "transition": p.transition, "locals": obj(&p.locals)});
+            }
+            step
+        })
+        .collect();
+    let mut out = vec![
+        ("initial".to_string(), initial),
+        ("trace".to_string(), Value::Array(steps)),
+    ];
+    if let Some(f) = &t.failure {
+        out.push(("failure".to_string(), Value::String(f.clone())));
+    }
+    out
+}
+
+fn witness(w: &Witness) -> Value {
+    json!({
+        "globals": obj(&w.globals),
+        "threads": w.threads.iter().map(|t| json!({
+            "thread": t.thread,
+            "local": super::show_local(&t.local),
+            "derivation": t.derivation.iter().map(derivation_line).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// `step "acquire" -> [m=1] cs`: one fact of a derivation.
+pub(super) fn derivation_line(d: &Derivation) -> String {
+    let here = format!(
+        "[{}] {}",
+        super::show_global(&d.global),
+        super::show_local(&d.local)
+    );
+    match &d.by {
+        Derived::Init => format!("init {here}"),
+        Derived::Step(label) => format!("step \"{label}\" -> {here}"),
+        Derived::Env(by) => format!("env step of {by} -> {here}"),
+    }
+}
+
+fn invariant(inv: &Invariant) -> Value {
+    match &inv.form {
+        InvariantForm::ThreadModular(threads) => {
+            let threads: Vec<Value> = threads
+                .iter()
+                .map(|t| {
+                    let reach: Vec<Value> = t
+                        .reach
+                        .iter()
+                        .map(|f| json!({"global": obj(&f.global), "local": obj(&f.local)}))
+                        .collect();
+                    let guarantee: Vec<Value> = t
+                        .guarantee
+                        .iter()
+                        .map(|e| json!({"from": obj(&e.from), "to": obj(&e.to)}))
+                        .collect();
+                    json!({"thread": t.thread, "reach": reach, "guarantee": guarantee})
+                })
+                .collect();
+            json!({ "threads": threads })
+        }
+        InvariantForm::Cartesian {
+            products,
+            exceptions,
+        } => {
+            let show = |ps: &[crate::engine::result::AbstractProduct]| -> Vec<Value> {
+                ps.iter()
+                    .map(|p| {
+                        let comps: Vec<Vec<String>> = p
+                            .threads
+                            .iter()
+                            .map(|c| c.iter().map(super::show_local).collect())
+                            .collect();
+                        json!({"global": obj(&p.global), "threads": comps})
+                    })
+                    .collect()
+            };
+            json!({"products": show(products), "exceptions": show(exceptions)})
+        }
+    }
+}

@@ -1,0 +1,51 @@
+//! Renders what a run produced (`crate::engine::result`): text for people,
+//! JSON Lines for scripts (one object per property, docs/output.md is the
+//! contract). Engines never format output; this module never computes a
+//! verdict.
+
+pub(crate) mod compact;
+mod json;
+mod text;
+
+use crate::engine::result::{RunReport, Store};
+
+impl RunReport {
+    /// The text report `weft check` prints: a line per property with its
+    /// verdict and reason, the trace or witness, the invariant if asked for,
+    /// and the statistics.
+    pub fn to_text(&self) -> String {
+        text::run(self)
+    }
+
+    /// One JSON object per property (JSON Lines), as `weft check --format
+    /// json` prints them; the fields are documented in docs/output.md.
+    pub fn to_json_lines(&self) -> String {
+        json::run(self)
+    }
+}
+
+/// `x=1 y=0 turn=1`: a global store in one line.
+fn show_global(store: &Store) -> String {
+    store
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `loc` or `loc(k=1,j=0)`: a local store (pc first) in compact form.
+fn show_local(store: &Store) -> String {
+    let loc = match store.first() {
+        Some((_, serde_json::Value::String(s))) => s.clone(),
+        Some((_, v)) => v.to_string(),
+        None => String::new(),
+    };
+    if store.len() <= 1 {
+        return loc;
+    }
+    let vars: Vec<String> = store[1..]
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    format!("{loc}({})", vars.join(","))
+}

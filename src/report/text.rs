@@ -1,0 +1,238 @@
+//! The text report of `weft check`: a line per property, traces as one line
+//! per step, witnesses with their derivations, the invariant grouped the
+//! way the papers print it, and the statistics.
+
+use super::{compact, show_global, show_local};
+use crate::engine::Verdict;
+use crate::engine::result::{Invariant, InvariantForm, RunReport, Store, Trace, Witness};
+use crate::program::{Layout, Val};
+use serde_json::Value;
+
+pub(super) fn run(r: &RunReport) -> String {
+    let mut out = format!("weft: model {}, mode {}\n", r.model, r.mode.name());
+    for o in &r.outcomes {
+        let v = match o.verdict {
+            Verdict::Safe => "safe",
+            Verdict::Unsafe => "UNSAFE",
+            Verdict::Unknown => "unknown",
+        };
+        out.push_str(&format!("  {}: {v} — {}\n", o.property, o.reason));
+        if let Some(t) = &o.trace {
+            out.push_str(&trace(t));
+        }
+        if let Some(w) = &o.witness {
+            out.push_str(&witness(w));
+        }
+    }
+    if let Some(inv) = &r.invariant {
+        out.push_str(&invariant(inv));
+    }
+    let stats: Vec<String> = r
+        .stats
+        .entries
+        .iter()
+        .map(|(k, v)| match (*k, v.as_u64()) {
+            ("peak_memory_bytes", Some(b)) => {
+                format!("peak memory {:.1} MiB", b as f64 / 1048576.0)
+            }
+            ("time_s", _) => format!("time {v} s"),
+            _ => format!("{} {v}", k.replace('_', " ")),
+        })
+        .collect();
+    out.push_str(&format!("  stats: {}\n", stats.join(", ")));
+    out
+}
+
+fn witness(w: &Witness) -> String {
+    let mut out = format!(
+        "    abstract error state: {}  | {}\n",
+        w.globals
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" "),
+        w.threads
+            .iter()
+            .map(|t| format!("{}:{}", t.thread, show_local(&t.local)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    for t in &w.threads {
+        if !t.derivation.is_empty() {
+            let lines: Vec<String> = t.derivation.iter().map(super::json::derivation_line).collect();
+            out.push_str(&format!(
+                "    how {} gets there: {}\n",
+                t.thread,
+                lines.join(" ; ")
+            ));
+        }
+    }
+    out
+}
+
+/// One line per step, the initial state first.
+fn trace(t: &Trace) -> String {
+    let show = |vars: &Store| {
+        vars.iter()
+            .map(|(k, v)| format!("{k}={}", plain(v)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut out = String::new();
+    let locals: Vec<String> = t
+        .initial_locals
+        .iter()
+        .map(|(n, v)| format!("{n}:{}", show(v).trim_start_matches("pc=")))
+        .collect();
+    let width = t
+        .steps
+        .iter()
+        .map(|s| s.thread.len() + s.transition.len() + 3)
+        .max()
+        .unwrap_or(0)
+        .max(13);
+    out.push_str(&format!(
+        "    0  {:<width$} {}  | {}\n",
+        "initial state",
+        show(&t.initial_globals),
+        locals.join(" ")
+    ));
+    for (i, s) in t.steps.iter().enumerate() {
+        let head = format!("{} {}", s.thread, quote(&s.transition));
+        let mut movers = format!(
+            "{}: {}",
+            s.thread,
+            show(&s.locals).trim_start_matches("pc=")
+        );
+        if let Some(p) = &s.partner {
+            movers.push_str(&format!(
+                ", with {} {}: {}",
+                p.thread,
+                quote(&p.transition),
+                show(&p.locals).trim_start_matches("pc=")
+            ));
+        }
+        out.push_str(&format!(
+            "    {:<2} {:<width$} {}  | {movers}\n",
+            i + 1,
+            head,
+            show(&s.globals)
+        ));
+    }
+    if let Some(f) = &t.failure {
+        out.push_str(&format!("       then: {f}\n"));
+    }
+    out
+}
+
+fn quote(s: &str) -> String {
+    format!("\"{s}\"")
+}
+
+fn plain(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn invariant(inv: &Invariant) -> String {
+    match &inv.form {
+        InvariantForm::ThreadModular(threads) => {
+            let mut text = String::from(
+                "  invariant (per thread: R as local stores and the global stores they occur with; then G as the writes it allows and the global stores they leave from):\n",
+            );
+            for t in threads {
+                // R is ordered by global store: collect each store's local
+                // stores, then group the stores seen with the same locals.
+                let mut by_global: Vec<(&Store, Vec<&Store>)> = Vec::new();
+                for f in &t.reach {
+                    match by_global.last_mut() {
+                        Some((g, ls)) if *g == &f.global => ls.push(&f.local),
+                        _ => by_global.push((&f.global, vec![&f.local])),
+                    }
+                }
+                let mut groups: Vec<(Vec<&Store>, Vec<Vec<Val>>)> = Vec::new();
+                for (g, ls) in by_global {
+                    let raw = raw_store(&inv.globals, g);
+                    match groups.iter_mut().find(|(k, _)| *k == ls) {
+                        Some((_, stores)) => stores.push(raw),
+                        None => groups.push((ls, vec![raw])),
+                    }
+                }
+                text.push_str(&format!("    {}: R\n", t.thread));
+                for (ls, stores) in &groups {
+                    let shown: Vec<String> = ls.iter().map(|l| show_local(l)).collect();
+                    text.push_str(&format!(
+                        "      {{{}}}  with  {}\n",
+                        shown.join(", "),
+                        compact::describe(&inv.globals, stores)
+                    ));
+                }
+                text.push_str(&format!("    {}: G\n", t.thread));
+                let edges: Vec<(Vec<Val>, Vec<Val>)> = t
+                    .guarantee
+                    .iter()
+                    .map(|e| {
+                        (
+                            raw_store(&inv.globals, &e.from),
+                            raw_store(&inv.globals, &e.to),
+                        )
+                    })
+                    .collect();
+                for line in compact::describe_edges(&inv.globals, &edges) {
+                    text.push_str(&format!("      {line}\n"));
+                }
+            }
+            text
+        }
+        InvariantForm::Cartesian {
+            products,
+            exceptions,
+        } => {
+            let mut text = String::from(
+                "  invariant (Cartesian part per global store, then the exception set E):\n",
+            );
+            let product = |p: &crate::engine::result::AbstractProduct| {
+                format!(
+                    "[{}] {}",
+                    show_global(&p.global),
+                    p.threads
+                        .iter()
+                        .map(|c| format!(
+                            "{{{}}}",
+                            c.iter().map(show_local).collect::<Vec<_>>().join(",")
+                        ))
+                        .collect::<Vec<_>>()
+                        .join(" × ")
+                )
+            };
+            for p in products {
+                text.push_str(&format!("    {}\n", product(p)));
+            }
+            for p in exceptions {
+                text.push_str(&format!("    E: {}\n", product(p)));
+            }
+            text
+        }
+    }
+}
+
+/// A rendered store back as slot values, in the layout's slot order
+/// (booleans as 0/1, arrays cell by cell), for `compact`.
+fn raw_store(layout: &Layout, store: &Store) -> Vec<Val> {
+    let mut out = Vec::with_capacity(layout.slots as usize);
+    let mut push = |v: &Value| {
+        out.push(match v {
+            Value::Bool(b) => Val::from(*b),
+            other => other.as_i64().unwrap_or(0) as Val,
+        })
+    };
+    for (_, v) in store {
+        match v {
+            Value::Array(cells) => cells.iter().for_each(&mut push),
+            other => push(other),
+        }
+    }
+    out
+}

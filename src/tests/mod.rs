@@ -1,0 +1,14 @@
+//! Tests that need the crate's internals (the engines, the explorer, range
+//! inference, the exception sets): differential proptests between engines,
+//! the papers' and BEEM's goldens, and SPIN cross-checks. Tests that only
+//! drive the command line or the public API live in tests/.
+
+mod beem;
+mod cartesian;
+mod common;
+mod differential;
+mod promela;
+mod ranges;
+mod standard;
+mod symmetry;
+mod thread_modular;
