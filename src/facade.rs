@@ -5,6 +5,7 @@
 use crate::engine::{self, CheckError, CheckOptions, Mode, Verdict};
 use crate::engine::result::RunReport;
 use crate::model::{Diagnostic, Model};
+pub use crate::promela::Error as PromelaError;
 use std::path::{Path, PathBuf};
 
 /// How to read a model file: parameter overrides, a replacement property,
@@ -150,7 +151,7 @@ impl Model {
 
     /// The model as a SPIN (Promela) model with the same state space
     /// (docs/promela.md); `properties` selects what to export (empty: all).
-    pub fn to_promela(&self, properties: &[String]) -> Result<Promela, String> {
+    pub fn to_promela(&self, properties: &[String]) -> Result<Promela, PromelaError> {
         let out = crate::promela::to_promela(
             self,
             &crate::promela::Options {

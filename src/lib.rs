@@ -49,5 +49,5 @@ pub use engine::result::{
     WitnessThread,
 };
 pub use engine::{CheckError, CheckOptions, MODEL_ERRORS, Mode, Verdict};
-pub use facade::{LoadOptions, Promela};
+pub use facade::{LoadOptions, Promela, PromelaError};
 pub use model::{Diagnostic, Model};
