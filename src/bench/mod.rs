@@ -11,10 +11,13 @@
 //! | `record` | repeats of a point folded into one record |
 //! | `report` | report.json and report.md |
 //! | `plot` | time_vs_threads.svg |
+//! | `series` | the curves, for the plot and report.md |
+//! | `format` | numbers and dates as the report prints them |
 //! | `paper` | the published Fig. 4 seconds |
 //! | `machine` | CPU, cores, memory, OS |
 //! | `progress` | progress on stderr |
 
+pub mod format;
 pub mod generate;
 pub mod grid;
 pub mod harness;
@@ -24,6 +27,7 @@ pub mod plot;
 pub mod progress;
 pub mod record;
 pub mod report;
+pub mod series;
 
 use grid::{Grid, Point, SeriesKey, Source};
 use harness::{Limits, StopCause};
