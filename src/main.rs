@@ -188,7 +188,8 @@ fn bench(args: BenchArgs) -> Result<u8, String> {
                 &args.threads,
                 &args.sections,
                 &modes,
-            )?
+            )
+            .map_err(|e| e.to_string())?
         }
     };
     let exe = std::env::current_exe()
@@ -223,7 +224,7 @@ fn bench(args: BenchArgs) -> Result<u8, String> {
         command,
         exe,
     };
-    let outcome = weft::bench::run(&cfg)?;
+    let outcome = weft::bench::run(&cfg).map_err(|e| e.to_string())?;
     let errors: Vec<&weft::bench::record::Record> = outcome
         .records
         .iter()

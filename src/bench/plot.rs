@@ -6,6 +6,7 @@
 //! exhaustive search runs into. Skipped and failed points are not plotted;
 //! report.md lists them.
 
+use super::error::BenchError;
 use super::format::fmt_secs;
 use super::harness::Status;
 use super::record::Record;
@@ -61,7 +62,7 @@ pub fn time_vs_threads(
     title: &str,
     timeout_s: f64,
     path: &Path,
-) -> Result<(), String> {
+) -> Result<(), BenchError> {
     let curves = series(records);
     let over: Vec<(i64, f64)> = curves
         .iter()
@@ -80,7 +81,10 @@ pub fn time_vs_threads(
     let x_ticks = (x1 - x0 + 1).min(12) as usize;
     let (y0, y1) = bounds(all.iter().map(|p| p.1).chain(timeout_s)).unwrap_or((1e-4, 1.0));
     let (y0, y1) = (y0 / 2.0, y1 * 2.0);
-    let err = |e: &dyn std::fmt::Display| format!("error: cannot draw {}: {e}", path.display());
+    let err = |e: &dyn std::fmt::Display| BenchError::Draw {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
 
     let root = SVGBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
