@@ -1,6 +1,7 @@
 //! What a bench runs: model sources × thread counts × section counts ×
 //! modes, as an ordered list of points, and the presets.
 
+use super::error::BenchError;
 use crate::families as generate;
 use super::paper;
 use crate::engine::Mode;
@@ -167,9 +168,9 @@ impl Grid {
         threads: &[u32],
         sections: &[u32],
         modes: &[Mode],
-    ) -> Result<Grid, String> {
+    ) -> Result<Grid, BenchError> {
         if families.is_empty() && files.is_empty() {
-            return Err("error: give --family, --model FILE or --preset".into());
+            return Err(BenchError::NoSource);
         }
         let mut sources: Vec<Source> = Vec::new();
         for s in families
@@ -184,16 +185,16 @@ impl Grid {
         let threads = sorted(threads);
         let sections = sorted(sections);
         if !families.is_empty() && threads.is_empty() {
-            return Err("error: --family needs --threads (e.g. --threads 10,20,30)".into());
+            return Err(BenchError::NoThreads);
         }
         if threads.contains(&0) {
-            return Err("error: --threads must be at least 1".into());
+            return Err(BenchError::ZeroThreads);
         }
         if sections.contains(&0) {
-            return Err("error: --sections must be at least 1".into());
+            return Err(BenchError::ZeroSections);
         }
         if !sections.is_empty() && !families.contains(&Family::Lock) {
-            return Err("error: --sections applies to --family lock only".into());
+            return Err(BenchError::SectionsWithoutLock);
         }
         let sections = if sections.is_empty() && families.contains(&Family::Lock) {
             vec![1]

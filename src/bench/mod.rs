@@ -10,10 +10,15 @@
 //! | `record` | repeats of a point folded into one record |
 //! | `report` | report.json and report.md |
 //! | `plot` | time_vs_threads.svg |
+//! | `series` | the curves, for the plot and report.md |
+//! | `format` | numbers and dates as the report prints them |
+//! | `error` | why a bench could not run |
 //! | `paper` | the published Fig. 4 seconds |
 //! | `machine` | CPU, cores, memory, OS |
 //! | `progress` | progress on stderr |
 
+pub mod error;
+pub mod format;
 pub mod grid;
 pub mod harness;
 pub mod machine;
@@ -22,7 +27,9 @@ pub mod plot;
 pub mod progress;
 pub mod record;
 pub mod report;
+pub mod series;
 
+pub use error::BenchError;
 pub use grid::{Family, Grid};
 pub use harness::{Limits, RunResult, Status, StopCause, run_check};
 pub use progress::shown as progress_shown;
@@ -65,24 +72,26 @@ pub struct BenchOutcome {
 /// ascending; once a point times out or goes over its memory (or state)
 /// budget, the larger n of that curve (same source, m and mode) are
 /// recorded as `skipped` without running.
-pub fn run(cfg: &BenchConfig) -> Result<BenchOutcome, String> {
+pub fn run(cfg: &BenchConfig) -> Result<BenchOutcome, BenchError> {
     if cfg.repeat == 0 {
-        return Err("error: --repeat must be at least 1".into());
+        return Err(BenchError::ZeroRepeat);
     }
     if !(cfg.limits.timeout_s.is_finite() && cfg.limits.timeout_s > 0.0) {
-        return Err("error: --timeout must be a positive number of seconds".into());
+        return Err(BenchError::BadTimeout);
     }
     if cfg.limits.max_memory_mib == 0 {
-        return Err("error: --max-memory must be at least 1 MiB".into());
+        return Err(BenchError::ZeroMaxMemory);
     }
     if cfg.limits.max_states == Some(0) {
-        return Err("error: --max-states must be at least 1".into());
+        return Err(BenchError::ZeroMaxStates);
     }
     if cfg.jobs == 0 {
-        return Err("error: --jobs must be at least 1".into());
+        return Err(BenchError::ZeroJobs);
     }
-    std::fs::create_dir_all(&cfg.out)
-        .map_err(|e| format!("error: cannot create {}: {e}", cfg.out.display()))?;
+    std::fs::create_dir_all(&cfg.out).map_err(|source| BenchError::CreateDir {
+        path: cfg.out.clone(),
+        source,
+    })?;
     let tmp = TempDir::new()?;
     let started_unix = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -150,7 +159,7 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchOutcome, String> {
     let json_path = cfg.out.join("report.json");
     let md_path = cfg.out.join("report.md");
     let svg_path = cfg.out.join(report::SVG_NAME);
-    let json = serde_json::to_string_pretty(&report::to_json(&bench)).map_err(|e| e.to_string())?;
+    let json = serde_json::to_string_pretty(&report::to_json(&bench))?;
     write(&json_path, &(json + "\n"))?;
     write(&md_path, &report::to_markdown(&bench))?;
     let title = if bench.preset.as_deref() == Some("fig4") {
@@ -171,14 +180,14 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchOutcome, String> {
 type Prepared = (String, PathBuf, Vec<(String, i64)>);
 
 /// A generated model is written to the temporary folder (once per name).
-fn prepare(point: &Point, tmp: &Path) -> Result<Prepared, String> {
+fn prepare(point: &Point, tmp: &Path) -> Result<Prepared, BenchError> {
     match &point.source {
         Source::Family(f) => {
             let value = f.generate(point.n.unwrap_or(1), point.m);
             let name = value["name"].as_str().unwrap_or(f.name()).to_string();
             let path = tmp.join(format!("{name}.json"));
             if !path.exists() {
-                let text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
+                let text = serde_json::to_string_pretty(&value)?;
                 write(&path, &text)?;
             }
             Ok((name, path, Vec::new()))
@@ -199,22 +208,27 @@ fn prepare(point: &Point, tmp: &Path) -> Result<Prepared, String> {
     }
 }
 
-fn write(path: &Path, text: &str) -> Result<(), String> {
-    std::fs::write(path, text).map_err(|e| format!("error: cannot write {}: {e}", path.display()))
+fn write(path: &Path, text: &str) -> Result<(), BenchError> {
+    std::fs::write(path, text).map_err(|source| BenchError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// A private temporary folder, removed on drop.
 struct TempDir(PathBuf);
 
 impl TempDir {
-    fn new() -> Result<TempDir, String> {
+    fn new() -> Result<TempDir, BenchError> {
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.subsec_nanos())
             .unwrap_or(0);
         let dir = std::env::temp_dir().join(format!("weft-bench-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| format!("error: cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(&dir).map_err(|source| BenchError::CreateDir {
+            path: dir.clone(),
+            source,
+        })?;
         Ok(TempDir(dir))
     }
 }

@@ -6,100 +6,14 @@
 //! exhaustive search runs into. Skipped and failed points are not plotted;
 //! report.md lists them.
 
-use super::grid::{SeriesKey, Source};
+use super::error::BenchError;
+use super::format::fmt_secs;
 use super::harness::Status;
 use super::record::Record;
-use super::report::fmt_secs;
+use super::series::series;
 use crate::engine::Mode;
 use plotters::prelude::*;
 use std::path::Path;
-
-/// One curve: its label and its (n, median seconds) points.
-pub struct Series {
-    pub key: SeriesKey,
-    pub label: String,
-    pub points: Vec<(i64, f64)>,
-    /// The smallest n that timed out or went over its budget, if any: drawn
-    /// at the per-run timeout.
-    pub over: Option<i64>,
-}
-
-/// The curves of a set of records, one per (source, m, mode), also when no
-/// point of it has a time; grouped by mode (in the order the modes first
-/// appear), then in record order.
-pub fn series(records: &[Record]) -> Vec<Series> {
-    let lock_only = records
-        .iter()
-        .all(|r| r.point.source == Source::Family(super::grid::Family::Lock));
-    let mut out: Vec<Series> = Vec::new();
-    for r in records {
-        let key = r.point.series();
-        let i = match out.iter().position(|s| s.key == key) {
-            Some(i) => i,
-            None => {
-                out.push(Series {
-                    label: String::new(),
-                    key,
-                    points: Vec::new(),
-                    over: None,
-                });
-                out.len() - 1
-            }
-        };
-        if let (Some(n), Some(t)) = (r.point.n, r.time_s)
-            && r.status.completed()
-            && t.median > 0.0
-        {
-            out[i].points.push((n as i64, t.median));
-        }
-    }
-    let mut modes: Vec<Mode> = Vec::new();
-    for s in &out {
-        if !modes.contains(&s.key.mode) {
-            modes.push(s.key.mode);
-        }
-    }
-    // A stable sort keeps record order within a mode.
-    out.sort_by_key(|s| modes.iter().position(|&m| m == s.key.mode));
-    for s in &mut out {
-        let of: Vec<&Record> = records
-            .iter()
-            .filter(|r| r.point.series() == s.key)
-            .collect();
-        let mut label = series_label(&s.key, lock_only);
-        let first_over = of
-            .iter()
-            .filter(|r| r.status.over_budget() && r.point.n.is_some())
-            .min_by_key(|r| r.point.n);
-        if let Some(r) = first_over {
-            s.over = r.point.n.map(i64::from);
-            label.push_str(&format!(
-                " ({} from n = {})",
-                r.stop_phrase(),
-                r.point.n.unwrap_or(0)
-            ));
-        } else if s.points.is_empty() {
-            label.push_str(" (no point finished)");
-        } else if of
-            .iter()
-            .all(|r| !r.status.completed() || r.status == Status::Unknown)
-        {
-            label.push_str(" (unknown)");
-        }
-        s.label = label;
-    }
-    out
-}
-
-/// `cartesian-exc, m = 3` (lock only grids), else with the source named.
-pub fn series_label(key: &SeriesKey, lock_only: bool) -> String {
-    let mode = key.mode.name();
-    match (&key.source, key.m) {
-        (Source::Family(_), Some(m)) if lock_only => format!("{mode}, m = {m}"),
-        (src, Some(m)) => format!("{mode}, {} m = {m}", src.label()),
-        (src, None) => format!("{mode}, {}", src.label()),
-    }
-}
 
 const WIDTH: u32 = 1000;
 const HEIGHT: u32 = 620;
@@ -148,7 +62,7 @@ pub fn time_vs_threads(
     title: &str,
     timeout_s: f64,
     path: &Path,
-) -> Result<(), String> {
+) -> Result<(), BenchError> {
     let curves = series(records);
     let over: Vec<(i64, f64)> = curves
         .iter()
@@ -167,7 +81,10 @@ pub fn time_vs_threads(
     let x_ticks = (x1 - x0 + 1).min(12) as usize;
     let (y0, y1) = bounds(all.iter().map(|p| p.1).chain(timeout_s)).unwrap_or((1e-4, 1.0));
     let (y0, y1) = (y0 / 2.0, y1 * 2.0);
-    let err = |e: &dyn std::fmt::Display| format!("error: cannot draw {}: {e}", path.display());
+    let err = |e: &dyn std::fmt::Display| BenchError::Draw {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
 
     let root = SVGBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;

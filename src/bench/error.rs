@@ -1,0 +1,123 @@
+//! Why a bench could not run or write its report. The messages are those
+//! `weft bench` prints (each begins with `error:`, except a JSON
+//! serialisation error, which is serde_json's own text).
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    // The grid (`Grid::new`).
+    #[error("error: give --family, --model FILE or --preset")]
+    NoSource,
+    #[error("error: --family needs --threads (e.g. --threads 10,20,30)")]
+    NoThreads,
+    #[error("error: --threads must be at least 1")]
+    ZeroThreads,
+    #[error("error: --sections must be at least 1")]
+    ZeroSections,
+    #[error("error: --sections applies to --family lock only")]
+    SectionsWithoutLock,
+
+    // The settings (`run`).
+    #[error("error: --repeat must be at least 1")]
+    ZeroRepeat,
+    #[error("error: --timeout must be a positive number of seconds")]
+    BadTimeout,
+    #[error("error: --max-memory must be at least 1 MiB")]
+    ZeroMaxMemory,
+    #[error("error: --max-states must be at least 1")]
+    ZeroMaxStates,
+    #[error("error: --jobs must be at least 1")]
+    ZeroJobs,
+
+    // Files.
+    #[error("error: cannot create {}: {source}", path.display())]
+    CreateDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("error: cannot write {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// plotters' error, as text (its type depends on the backend).
+    #[error("error: cannot draw {}: {message}", path.display())]
+    Draw { path: PathBuf, message: String },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The texts are those of the `String` errors they replace.
+    #[test]
+    fn messages() {
+        let io = || std::io::Error::from(std::io::ErrorKind::NotFound);
+        let cases = [
+            (
+                BenchError::NoSource,
+                "error: give --family, --model FILE or --preset",
+            ),
+            (
+                BenchError::NoThreads,
+                "error: --family needs --threads (e.g. --threads 10,20,30)",
+            ),
+            (
+                BenchError::ZeroThreads,
+                "error: --threads must be at least 1",
+            ),
+            (
+                BenchError::ZeroSections,
+                "error: --sections must be at least 1",
+            ),
+            (
+                BenchError::SectionsWithoutLock,
+                "error: --sections applies to --family lock only",
+            ),
+            (BenchError::ZeroRepeat, "error: --repeat must be at least 1"),
+            (
+                BenchError::BadTimeout,
+                "error: --timeout must be a positive number of seconds",
+            ),
+            (
+                BenchError::ZeroMaxMemory,
+                "error: --max-memory must be at least 1 MiB",
+            ),
+            (
+                BenchError::ZeroMaxStates,
+                "error: --max-states must be at least 1",
+            ),
+            (BenchError::ZeroJobs, "error: --jobs must be at least 1"),
+            (
+                BenchError::CreateDir {
+                    path: "out/x".into(),
+                    source: io(),
+                },
+                &format!("error: cannot create out/x: {}", io()),
+            ),
+            (
+                BenchError::Write {
+                    path: "out/report.md".into(),
+                    source: io(),
+                },
+                &format!("error: cannot write out/report.md: {}", io()),
+            ),
+            (
+                BenchError::Draw {
+                    path: "out/t.svg".into(),
+                    message: "backend error".into(),
+                },
+                "error: cannot draw out/t.svg: backend error",
+            ),
+        ];
+        for (e, want) in cases {
+            assert_eq!(e.to_string(), want);
+        }
+        let json = serde_json::from_str::<serde_json::Value>("{").unwrap_err();
+        let want = json.to_string();
+        assert_eq!(BenchError::from(json).to_string(), want);
+    }
+}
