@@ -5,21 +5,20 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::time::Duration;
-use weft::bench::generate;
-use weft::engine::{self, CheckOptions};
-use weft::program::{Mode, Program, Verdict};
+use weft::families as generate;
+use weft::{CheckOptions, Mode, Model, Verdict};
 
-fn program(model: serde_json::Value) -> Program {
-    weft::model::load_str(&model.to_string(), "generated.json", &[])
+fn program(model: serde_json::Value) -> Model {
+    Model::from_json(&model.to_string(), "generated.json")
         .unwrap_or_else(|d| panic!("{}", d.render()))
 }
 
-fn bench_one(c: &mut Criterion, name: &str, prog: &Program, mode: Mode, expect: Verdict) {
+fn bench_one(c: &mut Criterion, name: &str, prog: &Model, mode: Mode, expect: Verdict) {
     let opts = CheckOptions::default();
-    let report = engine::check(prog, mode, &opts).expect("the mode accepts the model");
+    let report = prog.check(mode, &opts).expect("the mode accepts the model");
     assert_eq!(report.verdict(), expect, "{name}");
     c.bench_function(name, |b| {
-        b.iter(|| engine::check(black_box(prog), mode, &opts).expect("accepted"))
+        b.iter(|| black_box(prog).check(mode, &opts).expect("accepted"))
     });
 }
 

@@ -94,8 +94,7 @@ impl ModelBuilder {
 
     /// A property named `name` whose error states satisfy `expr`.
     pub fn error(mut self, name: &str, expr: &str) -> Self {
-        self.properties
-            .push(json!({"name": name, "error": expr}));
+        self.properties.push(json!({"name": name, "error": expr}));
         self
     }
 
@@ -132,7 +131,10 @@ impl ModelBuilder {
     pub fn build(&self) -> Result<Model, Box<Diagnostic>> {
         let file = format!(
             "{}.json",
-            self.doc.get("name").and_then(Value::as_str).unwrap_or("model")
+            self.doc
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("model")
         );
         crate::model::load_str(&self.to_json().to_string(), &file, &[])
     }

@@ -2,8 +2,8 @@
 //! or a string), check it in a mode, and read the typed result. The command
 //! line is a thin layer over these calls.
 
-use crate::engine::{self, CheckError, CheckOptions, Mode, Verdict};
 use crate::engine::result::RunReport;
+use crate::engine::{self, CheckError, CheckOptions, Mode, Verdict};
 use crate::model::{Diagnostic, Model};
 pub use crate::promela::Error as PromelaError;
 use std::path::{Path, PathBuf};
@@ -107,12 +107,17 @@ impl Model {
     /// assert!(!trace.steps.is_empty());
     /// ```
     pub fn check(&self, mode: Mode, opts: &CheckOptions) -> Result<RunReport, CheckError> {
-        engine::check(self, mode, opts)
+        engine::check(self.program(), mode, opts)
     }
 
     /// The model's name.
     pub fn name(&self) -> &str {
         &self.program.name
+    }
+
+    /// The model's one-line description (empty if it has none).
+    pub fn description(&self) -> &str {
+        &self.program.description
     }
 
     /// The names of the properties a check decides, `model-errors` last.
@@ -153,7 +158,7 @@ impl Model {
     /// (docs/promela.md); `properties` selects what to export (empty: all).
     pub fn to_promela(&self, properties: &[String]) -> Result<Promela, PromelaError> {
         let out = crate::promela::to_promela(
-            self,
+            self.program(),
             &crate::promela::Options {
                 properties: properties.to_vec(),
             },

@@ -105,16 +105,15 @@ fn run(cli: Cli) -> Result<u8, Failure> {
         Command::Gen { family } => {
             let model = match family {
                 // clap refuses 0 threads or sections (exit 2).
-                GenFamily::Lock { threads, sections } => {
-                    weft::families::lock(threads, sections)
-                }
+                GenFamily::Lock { threads, sections } => weft::families::lock(threads, sections),
                 GenFamily::Simple { threads } => weft::families::simple(threads, false),
                 GenFamily::SimpleBool { threads } => weft::families::simple(threads, true),
                 GenFamily::Peterson => weft::families::peterson(),
             };
             println!(
                 "{}",
-                serde_json::to_string_pretty(&model).map_err(|e| Failure::Message(e.to_string()))?
+                serde_json::to_string_pretty(&model)
+                    .map_err(|e| Failure::Message(e.to_string()))?
             );
             Ok(0)
         }
@@ -223,9 +222,7 @@ fn bench(args: BenchArgs) -> Result<u8, Failure> {
         }
     };
     let exe = std::env::current_exe()
-        .map_err(|e| {
-            Failure::Message(format!("error: cannot find the weft binary to run: {e}"))
-        })?;
+        .map_err(|e| Failure::Message(format!("error: cannot find the weft binary to run: {e}")))?;
     let command = std::iter::once("weft".to_string())
         .chain(std::env::args().skip(1).map(|a| {
             if a.is_empty() || a.contains(|c: char| c.is_whitespace() || c == '\'') {
@@ -260,7 +257,7 @@ fn bench(args: BenchArgs) -> Result<u8, Failure> {
     let errors: Vec<&weft::bench::Record> = outcome
         .records
         .iter()
-        .filter(|r| r.status == weft::bench::Status::Error)
+        .filter(|r| r.status() == weft::bench::Status::Error)
         .collect();
     if weft::bench::progress_shown(args.quiet) {
         let files: Vec<String> = outcome
@@ -276,7 +273,7 @@ fn bench(args: BenchArgs) -> Result<u8, Failure> {
         );
     }
     for r in &errors {
-        eprintln!("error: {}: {}", r.point.label(), r.reason);
+        eprintln!("error: {}: {}", r.label(), r.reason());
     }
     Ok(if errors.is_empty() { 0 } else { 1 })
 }

@@ -15,9 +15,9 @@ use crate::program::{CExpr, Ctx, EvalError, Explorer, Program, StateView, Val};
 use rustc_hash::FxHashMap;
 
 /// A concrete state seen through the explorer's interned stores.
-pub struct Concrete<'a, 'p> {
-    pub exp: &'a Explorer<'p>,
-    pub locals: &'a [u32],
+pub(crate) struct Concrete<'a, 'p> {
+    pub(crate) exp: &'a Explorer<'p>,
+    pub(crate) locals: &'a [u32],
 }
 
 impl StateView for Concrete<'_, '_> {
@@ -33,7 +33,12 @@ impl StateView for Concrete<'_, '_> {
 }
 
 /// Does the error predicate hold in the concrete state `(g, locals)`?
-pub fn holds(error: &CExpr, exp: &Explorer, g: u32, locals: &[u32]) -> Result<bool, EvalError> {
+pub(crate) fn holds(
+    error: &CExpr,
+    exp: &Explorer,
+    g: u32,
+    locals: &[u32],
+) -> Result<bool, EvalError> {
     let view = Concrete { exp, locals };
     let ctx = Ctx::global(exp.globals.get(g), Some(&view));
     Ok(error.eval(&ctx)? != 0)
@@ -46,7 +51,7 @@ pub fn holds(error: &CExpr, exp: &Explorer, g: u32, locals: &[u32]) -> Result<bo
 /// `holds`'s, errors included (a term that fails falls back to `holds`, so
 /// short-circuits behave alike).
 #[derive(Clone)]
-pub struct ConcreteChecker {
+pub(crate) struct ConcreteChecker {
     split: Decider,
     /// Per term: the member threads with their templates.
     members: Vec<Vec<(usize, usize)>>,
@@ -57,7 +62,7 @@ pub struct ConcreteChecker {
 }
 
 impl ConcreteChecker {
-    pub fn new(prog: &Program, error: &CExpr) -> ConcreteChecker {
+    pub(crate) fn new(prog: &Program, error: &CExpr) -> ConcreteChecker {
         let split = Decider::split(prog, error);
         let mut members = Vec::new();
         let mut memo = Vec::new();
@@ -90,7 +95,7 @@ impl ConcreteChecker {
     }
 
     /// Does the predicate hold in `(g, locals)`? As `holds`.
-    pub fn holds(
+    pub(crate) fn holds(
         &mut self,
         error: &CExpr,
         exp: &Explorer,
@@ -121,7 +126,6 @@ impl ConcreteChecker {
         let prog = exp.prog;
         let ctx = |t: usize| Ctx {
             g: gs,
-            thread: t,
             tid: prog.threads[t].tid,
             template: prog.threads[t].template as usize,
             l: exp.local(t, locals[t]),
@@ -189,20 +193,20 @@ enum Term {
 
 /// The predicate prepared for the Cartesian decision procedure.
 #[derive(Clone, Debug)]
-pub struct Decider {
+pub(crate) struct Decider {
     root: CExpr,
     terms: Vec<Term>,
 }
 
 /// Refusal: the predicate cannot be decided this way within bounds.
 #[derive(Debug, Clone)]
-pub struct Undecidable(pub String);
+pub(crate) struct Undecidable(pub String);
 
 /// Term vectors tracked at most per global store.
 const MAX_VECTORS: usize = 1 << 20;
 
 impl Decider {
-    pub fn new(prog: &Program, error: &CExpr) -> Result<Decider, Undecidable> {
+    pub(crate) fn new(prog: &Program, error: &CExpr) -> Result<Decider, Undecidable> {
         let d = Decider::split(prog, error);
         // The witness search tracks the joint values of all terms: each
         // count up to its cap, and per named instance the values its atoms
@@ -277,7 +281,7 @@ impl Decider {
 
     /// Is there `(g, l_1..l_n)` with `l_t ∈ cands[t]` satisfying the
     /// predicate? Returns one such choice of local stores.
-    pub fn witness(
+    pub(crate) fn witness(
         &self,
         exp: &Explorer,
         g: u32,
@@ -310,7 +314,6 @@ impl Decider {
                 let ls = exp.local(t, l);
                 let ctx = Ctx {
                     g: gs,
-                    thread: t,
                     tid: prog.threads[t].tid,
                     template: prog.threads[t].template as usize,
                     l: ls,

@@ -2,7 +2,7 @@
 //! in every mode its `expect` names, one line per (model, mode), and closes
 //! with `N passed, N failed`.
 
-use crate::engine::{self, CheckOptions};
+use crate::engine::CheckOptions;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -59,7 +59,7 @@ pub fn run_dir(dir: &Path, opts: &CheckOptions) -> Result<(String, bool), Regres
         }
         for &(mode, want) in &prog.expect {
             let start = Instant::now();
-            let line = match engine::check(&prog, mode, opts) {
+            let line = match prog.check(mode, opts) {
                 Ok(r) if r.verdict() == want => {
                     passed += 1;
                     format!(

@@ -262,7 +262,7 @@ fn gen_peterson_is_the_shipped_model_and_has_20_states() {
     assert_eq!(generated, shipped);
 
     // It loads, and `weft check` finds the same 20 states in both.
-    weft::model::load_str(&text, "peterson.json", &[]).unwrap_or_else(|d| panic!("{}", d.render()));
+    weft::Model::from_json(&text, "peterson.json").unwrap_or_else(|d| panic!("{}", d.render()));
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("peterson.json");
     std::fs::write(&path, &text).unwrap();
@@ -344,7 +344,7 @@ fn stand_in(dir: &Path, name: &str, body: &str) -> std::path::PathBuf {
 
 #[test]
 fn the_harness_kills_a_child_that_runs_past_its_timeout() {
-    use weft::bench::harness::{Limits, Status, StopCause, run_check};
+    use weft::bench::{Limits, Status, StopCause, run_check};
     let dir = tempfile::tempdir().unwrap();
     // Ignores --timeout: only the harness can stop it.
     let exe = stand_in(dir.path(), "sleeper", "exec sleep 60");
@@ -356,7 +356,7 @@ fn the_harness_kills_a_child_that_runs_past_its_timeout() {
     let r = run_check(
         &exe,
         Path::new("unused.json"),
-        weft::program::Mode::Standard,
+        weft::Mode::Standard,
         &[],
         limits,
         None,
@@ -372,7 +372,7 @@ fn the_harness_kills_a_child_that_runs_past_its_timeout() {
 
 #[test]
 fn the_harness_kills_a_child_that_overshoots_its_memory_budget() {
-    use weft::bench::harness::{Limits, Status, StopCause, run_check};
+    use weft::bench::{Limits, Status, StopCause, run_check};
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("lock.json");
     let generated = weft()
@@ -396,14 +396,7 @@ fn the_harness_kills_a_child_that_overshoots_its_memory_budget() {
         max_memory_mib: 16,
         max_states: None,
     };
-    let r = run_check(
-        &exe,
-        &model,
-        weft::program::Mode::Standard,
-        &[],
-        limits,
-        None,
-    );
+    let r = run_check(&exe, &model, weft::Mode::Standard, &[], limits, None);
     assert_eq!(r.status, Status::Budget, "{r:?}");
     assert_eq!(r.stop, Some(StopCause::Memory), "{r:?}");
     assert!(r.killed, "{r:?}");

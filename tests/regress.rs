@@ -1,6 +1,16 @@
 //! `weft test DIR`, the regression runner CI uses.
 
-mod common;
+/// A fresh folder for this test process.
+fn temp_dir(tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("weft-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The shipped models.
+fn models_dir() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("models")
+}
 
 use assert_cmd::Command;
 
@@ -8,7 +18,7 @@ use assert_cmd::Command;
 fn shipped_models_all_pass() {
     let out = Command::cargo_bin("weft")
         .unwrap()
-        .args(["test", common::models_dir().to_str().unwrap()])
+        .args(["test", models_dir().to_str().unwrap()])
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
@@ -25,11 +35,10 @@ fn shipped_models_all_pass() {
 
 #[test]
 fn a_wrong_expectation_fails_the_run() {
-    let dir = common::temp_dir("regress");
-    let mut model: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(common::models_dir().join("peterson.json")).unwrap(),
-    )
-    .unwrap();
+    let dir = temp_dir("regress");
+    let mut model: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(models_dir().join("peterson.json")).unwrap())
+            .unwrap();
     // Peterson is safe in `standard`: claiming unsafe must fail.
     model["expect"]["standard"] = "unsafe".into();
     std::fs::write(dir.join("peterson.json"), model.to_string()).unwrap();

@@ -4,48 +4,71 @@
 
 use std::path::PathBuf;
 
+/// Why `weft bench` stopped before or while writing its report.
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {
     // The grid (`Grid::new`).
+    /// No model family, file or preset was given.
     #[error("error: give --family, --model FILE or --preset")]
     NoSource,
+    /// A family without thread counts.
     #[error("error: --family needs --threads (e.g. --threads 10,20,30)")]
     NoThreads,
+    /// A thread count of 0.
     #[error("error: --threads must be at least 1")]
     ZeroThreads,
+    /// A section count of 0.
     #[error("error: --sections must be at least 1")]
     ZeroSections,
+    /// Sections given for a family other than lock.
     #[error("error: --sections applies to --family lock only")]
     SectionsWithoutLock,
 
     // The settings (`run`).
+    /// A repeat count of 0.
     #[error("error: --repeat must be at least 1")]
     ZeroRepeat,
+    /// A timeout that is not a positive number.
     #[error("error: --timeout must be a positive number of seconds")]
     BadTimeout,
+    /// A memory budget of 0.
     #[error("error: --max-memory must be at least 1 MiB")]
     ZeroMaxMemory,
+    /// A state budget of 0.
     #[error("error: --max-states must be at least 1")]
     ZeroMaxStates,
+    /// A job count of 0.
     #[error("error: --jobs must be at least 1")]
     ZeroJobs,
 
     // Files.
+    /// The output folder cannot be created.
     #[error("error: cannot create {}: {source}", path.display())]
     CreateDir {
+        /// The folder.
         path: PathBuf,
+        /// What the system said.
         source: std::io::Error,
     },
+    /// A report file cannot be written.
     #[error("error: cannot write {}: {source}", path.display())]
     Write {
+        /// The file.
         path: PathBuf,
+        /// What the system said.
         source: std::io::Error,
     },
+    /// report.json could not be serialised.
     #[error(transparent)]
     Json(#[from] serde_json::Error),
     /// plotters' error, as text (its type depends on the backend).
     #[error("error: cannot draw {}: {message}", path.display())]
-    Draw { path: PathBuf, message: String },
+    Draw {
+        /// The SVG file.
+        path: PathBuf,
+        /// plotters' message.
+        message: String,
+    },
 }
 
 #[cfg(test)]

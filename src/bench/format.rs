@@ -1,7 +1,7 @@
 //! Numbers and dates as report.md and time_vs_threads.svg print them.
 
 /// Seconds with three significant digits.
-pub fn fmt_secs(t: f64) -> String {
+pub(crate) fn fmt_secs(t: f64) -> String {
     if t <= 0.0 || !t.is_finite() {
         return "0".into();
     }
@@ -59,7 +59,7 @@ pub(super) fn round6(x: f64) -> f64 {
 }
 
 /// `2025-01-31 12:34:56` from Unix seconds (proleptic Gregorian, UTC).
-pub fn utc_date_time(unix: u64) -> String {
+pub(crate) fn utc_date_time(unix: u64) -> String {
     let days = (unix / 86_400) as i64;
     let secs = unix % 86_400;
     // Howard Hinnant's civil_from_days.

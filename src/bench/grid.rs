@@ -2,9 +2,9 @@
 //! modes, as an ordered list of points, and the presets.
 
 use super::error::BenchError;
-use crate::families as generate;
 use super::paper;
 use crate::engine::Mode;
+use crate::families as generate;
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -20,6 +20,7 @@ pub enum Family {
 }
 
 impl Family {
+    /// The family's name, as `weft gen` and the report write it.
     pub fn name(self) -> &'static str {
         match self {
             Family::Lock => "lock",
@@ -40,7 +41,7 @@ impl Family {
 
 /// Where a point's model comes from.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Source {
+pub(crate) enum Source {
     Family(Family),
     /// A model file; with a thread count, run with `--param n=N`.
     File(PathBuf),
@@ -48,7 +49,7 @@ pub enum Source {
 
 impl Source {
     /// `lock`, `simple`, `simple-bool` or `file`.
-    pub fn family_name(&self) -> &'static str {
+    pub(crate) fn family_name(&self) -> &'static str {
         match self {
             Source::Family(f) => f.name(),
             Source::File(_) => "file",
@@ -56,7 +57,7 @@ impl Source {
     }
 
     /// For people: the family name or the file path.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         match self {
             Source::Family(f) => f.name().to_string(),
             Source::File(p) => p.display().to_string(),
@@ -66,18 +67,18 @@ impl Source {
 
 /// One (model, parameters, mode) point of the grid.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Point {
-    pub source: Source,
+pub(crate) struct Point {
+    pub(crate) source: Source,
     /// Number of threads (`n`), if the grid has a thread axis.
-    pub n: Option<u32>,
+    pub(crate) n: Option<u32>,
     /// Critical sections per thread (`m`), lock only.
-    pub m: Option<u32>,
-    pub mode: Mode,
+    pub(crate) m: Option<u32>,
+    pub(crate) mode: Mode,
 }
 
 impl Point {
     /// For people: `lock n=10 m=1 cartesian-exc`.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         let mut s = self.source.label();
         if let Some(n) = self.n {
             s.push_str(&format!(" n={n}"));
@@ -89,7 +90,7 @@ impl Point {
     }
 
     /// The point with its thread count dropped: the points of one curve.
-    pub fn series(&self) -> SeriesKey {
+    pub(crate) fn series(&self) -> SeriesKey {
         SeriesKey {
             source: self.source.clone(),
             m: self.m,
@@ -100,22 +101,22 @@ impl Point {
 
 /// One curve of the plot: everything but the thread count.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct SeriesKey {
-    pub source: Source,
-    pub m: Option<u32>,
-    pub mode: Mode,
+pub(crate) struct SeriesKey {
+    pub(crate) source: Source,
+    pub(crate) m: Option<u32>,
+    pub(crate) mode: Mode,
 }
 
 /// One rectangular part of a grid: every source with every thread count,
 /// section count (lock only) and mode.
 #[derive(Clone, Debug)]
-pub struct Block {
-    pub sources: Vec<Source>,
+pub(crate) struct Block {
+    pub(crate) sources: Vec<Source>,
     /// Ascending, without duplicates; empty means no thread axis (files only).
-    pub threads: Vec<u32>,
+    pub(crate) threads: Vec<u32>,
     /// Ascending, without duplicates; used for the lock family only.
-    pub sections: Vec<u32>,
-    pub modes: Vec<Mode>,
+    pub(crate) sections: Vec<u32>,
+    pub(crate) modes: Vec<Mode>,
 }
 
 impl Block {
@@ -152,12 +153,12 @@ impl Block {
 /// The small-n strip of the fig4 preset: lock(n, 1) for n = 2..20 in
 /// standard and cartesian-exc, where the exhaustive search still finishes
 /// and its exponential growth shows (the paper's Fig. 1).
-pub const FIG1_STRIP_THREADS: std::ops::RangeInclusive<u32> = 2..=20;
+pub(crate) const FIG1_STRIP_THREADS: std::ops::RangeInclusive<u32> = 2..=20;
 
 /// The grid: the union of its blocks (a point in two blocks runs once).
 #[derive(Clone, Debug)]
 pub struct Grid {
-    pub blocks: Vec<Block>,
+    pub(crate) blocks: Vec<Block>,
 }
 
 impl Grid {
@@ -247,7 +248,7 @@ impl Grid {
     /// mode; in the order the curves first appear in the blocks), each with
     /// its n ascending (so that a curve's smaller n run first), without
     /// duplicates.
-    pub fn points(&self) -> Vec<Point> {
+    pub(crate) fn points(&self) -> Vec<Point> {
         let mut curves: Vec<(SeriesKey, Vec<Point>)> = Vec::new();
         for p in self.blocks.iter().flat_map(Block::points) {
             let key = p.series();

@@ -15,19 +15,25 @@ use std::time::{Duration, Instant};
 /// Per-run budgets, passed to the child and enforced by the harness.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
+    /// `--timeout` of the child, in seconds; the harness kills it one
+    /// grace second later.
     pub timeout_s: f64,
+    /// `--max-memory` of the child, in MiB; the harness kills it past a
+    /// margin above.
     pub max_memory_mib: u64,
     /// `--max-states` of the child (the harness does not enforce it).
     pub max_states: Option<u64>,
 }
 
 /// Extra time the child gets to stop itself before the harness kills it.
-pub const GRACE: Duration = Duration::from_secs(1);
+pub(crate) const GRACE: Duration = Duration::from_secs(1);
 
 /// How a run (or a point) ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Status {
+    /// The child proved every property.
     Safe,
+    /// The child found an error state.
     Unsafe,
     /// The child finished with `unknown` for a reason other than a budget
     /// (an alarm of an abstract mode).
@@ -45,6 +51,7 @@ pub enum Status {
 }
 
 impl Status {
+    /// The status as report.json writes it.
     pub fn name(self) -> &'static str {
         match self {
             Status::Safe => "safe",
@@ -72,8 +79,11 @@ impl Status {
 /// `Status::Budget` is `Memory` or `States`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StopCause {
+    /// The time budget.
     Time,
+    /// The memory budget.
     Memory,
+    /// The state budget.
     States,
 }
 
@@ -116,7 +126,7 @@ impl StopCause {
 /// `state budget of N states exhausted`, `the state store is full (N
 /// states)`; the model-errors line of a stopped run says `budget` without
 /// naming it. This is the one place that reads them.
-pub fn stop_cause(reason: &str) -> Option<StopCause> {
+pub(crate) fn stop_cause(reason: &str) -> Option<StopCause> {
     if reason.contains("time budget") {
         Some(StopCause::Time)
     } else if reason.contains("memory budget") {
@@ -131,6 +141,7 @@ pub fn stop_cause(reason: &str) -> Option<StopCause> {
 /// One child run.
 #[derive(Clone, Debug)]
 pub struct RunResult {
+    /// How the run ended.
     pub status: Status,
     /// The child's reason (of its worst property), or the harness's.
     pub reason: String,

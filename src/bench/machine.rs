@@ -4,20 +4,20 @@
 use serde_json::{Value, json};
 
 #[derive(Clone, Debug)]
-pub struct Machine {
+pub(crate) struct Machine {
     /// CPU model name, from /proc/cpuinfo.
-    pub cpu: Option<String>,
+    pub(crate) cpu: Option<String>,
     /// Logical cores available to this process.
-    pub cores: usize,
+    pub(crate) cores: usize,
     /// Total memory in bytes, from /proc/meminfo.
-    pub memory_bytes: Option<u64>,
+    pub(crate) memory_bytes: Option<u64>,
     /// Kernel and distribution, e.g. `Linux 6.8.0 (Ubuntu 24.04.1 LTS)`.
-    pub os: String,
-    pub weft_version: &'static str,
+    pub(crate) os: String,
+    pub(crate) weft_version: &'static str,
 }
 
 impl Machine {
-    pub fn detect() -> Machine {
+    pub(crate) fn detect() -> Machine {
         Machine {
             cpu: cpu_model(),
             cores: std::thread::available_parallelism()
@@ -29,7 +29,7 @@ impl Machine {
         }
     }
 
-    pub fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         json!({
             "cpu": self.cpu,
             "cores": self.cores,
@@ -40,7 +40,7 @@ impl Machine {
     }
 
     /// One line for people.
-    pub fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         let mem = match self.memory_bytes {
             Some(b) => format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64),
             None => "unknown memory".into(),

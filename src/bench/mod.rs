@@ -17,17 +17,17 @@
 //! | `machine` | CPU, cores, memory, OS |
 //! | `progress` | progress on stderr |
 
-pub mod error;
-pub mod format;
-pub mod grid;
-pub mod harness;
-pub mod machine;
-pub mod paper;
-pub mod plot;
-pub mod progress;
-pub mod record;
-pub mod report;
-pub mod series;
+pub(crate) mod error;
+pub(crate) mod format;
+pub(crate) mod grid;
+pub(crate) mod harness;
+pub(crate) mod machine;
+pub(crate) mod paper;
+pub(crate) mod plot;
+pub(crate) mod progress;
+pub(crate) mod record;
+pub(crate) mod report;
+pub(crate) mod series;
 
 pub use error::BenchError;
 pub use grid::{Family, Grid};
@@ -42,15 +42,18 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 /// A bench to run.
 pub struct BenchConfig {
+    /// The points to run.
     pub grid: Grid,
     /// Runs per point (a run that does not complete is not repeated).
     pub repeat: u32,
+    /// Each run's budgets.
     pub limits: Limits,
     /// `--jobs` of standard's children (the default of `weft check` is one
     /// per core; the command line resolves it so the report can say it).
     pub jobs: u16,
     /// Where the report goes (created if missing).
     pub out: PathBuf,
+    /// No progress on stderr.
     pub quiet: bool,
     /// `fig4`, for the report.
     pub preset: Option<String>,
@@ -62,7 +65,9 @@ pub struct BenchConfig {
 
 /// What `run` produced.
 pub struct BenchOutcome {
+    /// One record per point, in the grid's order.
     pub records: Vec<Record>,
+    /// Wall-clock seconds of the whole bench.
     pub wall_s: f64,
     /// report.json, report.md, time_vs_threads.svg.
     pub files: Vec<PathBuf>,

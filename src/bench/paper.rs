@@ -4,17 +4,17 @@
 //! lock(n, m), with the exception set of Section 5.
 
 /// Where the numbers come from, for the report.
-pub const FIG4_SOURCE: &str = "Malkis, Podelski and Rybalchenko, \"Precise thread-modular verification\", Fig. 4 (OCaml prototype, 2.8 GHz CPU)";
+pub(crate) const FIG4_SOURCE: &str = "Malkis, Podelski and Rybalchenko, \"Precise thread-modular verification\", Fig. 4 (OCaml prototype, 2.8 GHz CPU)";
 
 /// The columns of Fig. 4: the number of threads n.
-pub const FIG4_THREADS: [u32; 10] = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100];
+pub(crate) const FIG4_THREADS: [u32; 10] = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100];
 
 /// The rows of Fig. 4: the number of critical sections per thread m.
-pub const FIG4_SECTIONS: [u32; 5] = [1, 3, 5, 7, 9];
+pub(crate) const FIG4_SECTIONS: [u32; 5] = [1, 3, 5, 7, 9];
 
 /// Fig. 4's table: `FIG4_SECONDS[row][column]` for m = `FIG4_SECTIONS[row]`
 /// and n = `FIG4_THREADS[column]`.
-pub const FIG4_SECONDS: [[f64; 10]; 5] = [
+pub(crate) const FIG4_SECONDS: [[f64; 10]; 5] = [
     [0.1, 1.2, 5.6, 19.0, 45.0, 88.0, 163.0, 249.0, 452.0, 650.0],
     [
         0.2, 2.8, 13.0, 40.0, 90.0, 184.0, 370.0, 570.0, 920.0, 1423.0,
@@ -31,7 +31,7 @@ pub const FIG4_SECONDS: [[f64; 10]; 5] = [
 ];
 
 /// The paper's seconds for lock(n, m), if Fig. 4 has that point.
-pub fn fig4_seconds(n: u32, m: u32) -> Option<f64> {
+pub(crate) fn fig4_seconds(n: u32, m: u32) -> Option<f64> {
     let row = FIG4_SECTIONS.iter().position(|&x| x == m)?;
     let col = FIG4_THREADS.iter().position(|&x| x == n)?;
     Some(FIG4_SECONDS[row][col])

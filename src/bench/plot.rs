@@ -57,7 +57,7 @@ const OVER_RADIUS: i32 = 7;
 /// Writes the SVG. With no plottable point at all, the axes still show.
 /// When some point timed out or went over its budget, a dashed grey line
 /// marks the per-run timeout `timeout_s` and such points sit on it.
-pub fn time_vs_threads(
+pub(crate) fn time_vs_threads(
     records: &[Record],
     title: &str,
     timeout_s: f64,

@@ -17,13 +17,13 @@ pub fn shown(quiet: bool) -> bool {
     !quiet && std::env::var_os("CI").is_none() && std::io::stderr().is_terminal()
 }
 
-pub enum Progress {
+pub(crate) enum Progress {
     Bar(ProgressBar),
     Quiet,
 }
 
 impl Progress {
-    pub fn new(total: usize, quiet: bool) -> Progress {
+    pub(crate) fn new(total: usize, quiet: bool) -> Progress {
         if !shown(quiet) {
             return Progress::Quiet;
         }
@@ -39,20 +39,20 @@ impl Progress {
     }
 
     /// A point is about to run.
-    pub fn start(&mut self, label: &str) {
+    pub(crate) fn start(&mut self, label: &str) {
         if let Progress::Bar(b) = self {
             b.set_message(label.to_string());
         }
     }
 
     /// A point has its record.
-    pub fn done(&mut self, _record: &Record) {
+    pub(crate) fn done(&mut self, _record: &Record) {
         if let Progress::Bar(b) = self {
             b.inc(1);
         }
     }
 
-    pub fn finish(self) {
+    pub(crate) fn finish(self) {
         if let Progress::Bar(b) = self {
             b.finish_and_clear();
         }

@@ -7,16 +7,16 @@ use serde_json::{Value, json};
 
 /// min, median and max of a few measurements.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Spread {
-    pub min: f64,
-    pub median: f64,
-    pub max: f64,
+pub(crate) struct Spread {
+    pub(crate) min: f64,
+    pub(crate) median: f64,
+    pub(crate) max: f64,
 }
 
 impl Spread {
     /// `None` for no values. The median of an even count is the mean of the
     /// middle two.
-    pub fn of(values: &[f64]) -> Option<Spread> {
+    pub(crate) fn of(values: &[f64]) -> Option<Spread> {
         if values.is_empty() {
             return None;
         }
@@ -42,41 +42,62 @@ impl Spread {
     }
 }
 
+/// One point of a bench: its repeats folded into one result.
 #[derive(Clone, Debug)]
 pub struct Record {
-    pub point: Point,
+    pub(crate) point: Point,
     /// The model's `name` (e.g. `lock-10-1`).
-    pub model: String,
-    pub status: Status,
-    pub reason: String,
+    pub(crate) model: String,
+    pub(crate) status: Status,
+    pub(crate) reason: String,
     /// Engine seconds (`stats.time_s`) over the runs that completed.
-    pub time_s: Option<Spread>,
+    pub(crate) time_s: Option<Spread>,
     /// Wall-clock seconds of the child processes (all runs, also those
     /// stopped by a budget).
-    pub wall_s: Option<Spread>,
+    pub(crate) wall_s: Option<Spread>,
     /// `stats.states` (on a budget stop: states explored until then).
-    pub states: Option<u64>,
+    pub(crate) states: Option<u64>,
     /// The largest peak resident set over the runs.
-    pub peak_memory_bytes: Option<u64>,
+    pub(crate) peak_memory_bytes: Option<u64>,
     /// Child processes started for this point.
-    pub runs: u32,
+    pub(crate) runs: u32,
     /// The harness killed a child of this point.
-    pub killed: bool,
+    pub(crate) killed: bool,
     /// Which budget stopped the point (`timeout`, `budget`), or, for a
     /// `skipped` point, the one that stopped the smaller n.
-    pub stop: Option<StopCause>,
+    pub(crate) stop: Option<StopCause>,
     /// Worker threads of the engine: `stats.jobs` of standard's children
     /// (else the `--jobs` passed to them); 1 for the abstract modes, whose
     /// engines are sequential; `None` for a point not run.
-    pub jobs: Option<u64>,
+    pub(crate) jobs: Option<u64>,
 }
 
 impl Record {
+    /// The point, as `lock(n=10, m=3) standard`.
+    pub fn label(&self) -> String {
+        self.point.label()
+    }
+
+    /// How the point ended.
+    pub fn status(&self) -> Status {
+        self.status
+    }
+
+    /// Why, in one sentence.
+    pub fn reason(&self) -> &str {
+        &self.reason
+    }
+
     /// Folds the repeats of one point. The verdict is that of the runs that
     /// completed, if any (a later repeat running out of time is noted in
     /// the reason); otherwise that of the last run.
     /// `jobs` is what the harness passed to standard's children.
-    pub fn from_runs(point: Point, model: String, runs: &[RunResult], jobs: Option<u16>) -> Record {
+    pub(crate) fn from_runs(
+        point: Point,
+        model: String,
+        runs: &[RunResult],
+        jobs: Option<u16>,
+    ) -> Record {
         let done: Vec<&RunResult> = runs.iter().filter(|r| r.status.completed()).collect();
         let last = runs.last().expect("at least one run");
         let lead = done.first().copied().unwrap_or(last);
@@ -119,7 +140,12 @@ impl Record {
 
     /// A point not run because a smaller n of its curve was over budget
     /// (`why`: the budget that stopped it, if known).
-    pub fn skipped(point: Point, model: String, smaller_n: u32, why: Option<StopCause>) -> Record {
+    pub(crate) fn skipped(
+        point: Point,
+        model: String,
+        smaller_n: u32,
+        why: Option<StopCause>,
+    ) -> Record {
         let what = match why {
             Some(StopCause::Time) => "timed out",
             Some(StopCause::Memory) => "went over the memory budget",
@@ -146,7 +172,7 @@ impl Record {
 
     /// `timed out`, `went over its memory budget`, ... for a point stopped
     /// (or skipped) by a budget.
-    pub fn stop_phrase(&self) -> &'static str {
+    pub(crate) fn stop_phrase(&self) -> &'static str {
         match self.stop {
             Some(c) => c.phrase(),
             None if self.status == Status::Timeout => "timed out",
@@ -155,7 +181,7 @@ impl Record {
     }
 
     /// The report.json record.
-    pub fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         let p = &self.point;
         let mut params = serde_json::Map::new();
         if let Some(n) = p.n {

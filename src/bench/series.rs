@@ -8,19 +8,19 @@ use super::record::Record;
 use crate::engine::Mode;
 
 /// One curve: its label and its (n, median seconds) points.
-pub struct Series {
-    pub key: SeriesKey,
-    pub label: String,
-    pub points: Vec<(i64, f64)>,
+pub(crate) struct Series {
+    pub(crate) key: SeriesKey,
+    pub(crate) label: String,
+    pub(crate) points: Vec<(i64, f64)>,
     /// The smallest n that timed out or went over its budget, if any: drawn
     /// at the per-run timeout.
-    pub over: Option<i64>,
+    pub(crate) over: Option<i64>,
 }
 
 /// The curves of a set of records, one per (source, m, mode), also when no
 /// point of it has a time; grouped by mode (in the order the modes first
 /// appear), then in record order.
-pub fn series(records: &[Record]) -> Vec<Series> {
+pub(crate) fn series(records: &[Record]) -> Vec<Series> {
     let lock_only = records
         .iter()
         .all(|r| r.point.source == Source::Family(super::grid::Family::Lock));
@@ -85,7 +85,7 @@ pub fn series(records: &[Record]) -> Vec<Series> {
 }
 
 /// `cartesian-exc, m = 3` (lock only grids), else with the source named.
-pub fn series_label(key: &SeriesKey, lock_only: bool) -> String {
+pub(crate) fn series_label(key: &SeriesKey, lock_only: bool) -> String {
     let mode = key.mode.name();
     match (&key.source, key.m) {
         (Source::Family(_), Some(m)) if lock_only => format!("{mode}, m = {m}"),

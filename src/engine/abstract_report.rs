@@ -7,7 +7,9 @@
 
 use super::error::CheckError;
 use super::result::{Invariant, Outcome, RunReport, Stats, Witness};
-use super::{CheckOptions, Mode, Verdict, abstract_model_error_outcome, deciders, selected_properties};
+use super::{
+    CheckOptions, Mode, Verdict, abstract_model_error_outcome, deciders, selected_properties,
+};
 use crate::program::{EvalError, Explorer, Program};
 use crate::property::Decider;
 use std::time::Instant;

@@ -13,9 +13,9 @@
 //! is computed once. A worklist of global stores re-processes only the g
 //! whose product grew, and only what grew (see `Cartesian::round`).
 
-use super::exceptions::{BitSet, ExceptionSet, Product, Removals, Subtraction};
 use super::abstract_report::{self, AbstractFixpoint};
 use super::error::CheckError;
+use super::exceptions::{BitSet, ExceptionSet, Product, Removals, Subtraction};
 use super::result::{
     AbstractProduct, Invariant, InvariantForm, RunReport, Stats, Witness, WitnessThread,
 };
@@ -36,12 +36,12 @@ const OUTSIDE_RANGES: &str = "internal error: a step of the abstraction left the
 
 /// A product as values: (global store, per-thread sets of local stores).
 #[cfg(test)]
-pub type ProductValues = (Vec<Val>, Vec<Vec<Vec<Val>>>);
+pub(crate) type ProductValues = (Vec<Val>, Vec<Vec<Vec<Val>>>);
 
 /// Where E comes from. `States` and `Empty` serve the differential tests
 /// today and are the seam a refinement loop starts from.
 #[cfg_attr(not(test), allow(dead_code))]
-pub enum Exceptions<'a> {
+pub(crate) enum Exceptions<'a> {
     /// The model's `exceptions` entries (or `--exceptions FILE`).
     Model,
     /// Explicit states as values (tests: E = the reachable set).
@@ -51,27 +51,27 @@ pub enum Exceptions<'a> {
 }
 
 /// The fixpoint and the context it was computed in.
-pub struct Cartesian<'p> {
-    pub exp: Explorer<'p>,
+pub(crate) struct Cartesian<'p> {
+    pub(crate) exp: Explorer<'p>,
     /// Per thread: the number of local stores of its template.
-    pub universe: Vec<usize>,
-    pub exceptions: ExceptionSet,
+    pub(crate) universe: Vec<usize>,
+    pub(crate) exceptions: ExceptionSet,
     /// X(g) per global store: one component per thread, all non-empty.
-    pub x: FxHashMap<u32, Product>,
+    pub(crate) x: FxHashMap<u32, Product>,
     /// First run-time model error of a step of the abstraction.
-    pub model_error: Option<(usize, u32, u32, String)>,
+    pub(crate) model_error: Option<(usize, u32, u32, String)>,
     /// Abstract post products computed.
-    pub posts: u64,
+    pub(crate) posts: u64,
     /// Times a global store was (re-)processed.
-    pub rounds: u64,
+    pub(crate) rounds: u64,
     /// Set when a budget stopped the computation (the result is partial).
-    pub stopped: Option<String>,
+    pub(crate) stopped: Option<String>,
 }
 
 impl<'p> Cartesian<'p> {
     /// Prepares the explorer: every local store of every template is
     /// interned up front, so local ids are dense and bitsets have fixed width.
-    pub fn explorer(
+    pub(crate) fn explorer(
         prog: &'p Program,
         ranges: &Ranges,
     ) -> Result<(Explorer<'p>, Vec<usize>), CheckError> {
@@ -104,7 +104,7 @@ impl<'p> Cartesian<'p> {
         Ok((exp, universe))
     }
 
-    pub fn compute(
+    pub(crate) fn compute(
         prog: &'p Program,
         source: Exceptions,
         opts: &CheckOptions,
@@ -333,7 +333,7 @@ impl<'p> Cartesian<'p> {
 
     /// Is the concrete state in γ_cart(X) ∪ E?
     #[cfg(test)]
-    pub fn contains(&self, g: u32, ls: &[u32]) -> bool {
+    pub(crate) fn contains(&self, g: u32, ls: &[u32]) -> bool {
         let in_x = self
             .x
             .get(&g)
@@ -343,14 +343,14 @@ impl<'p> Cartesian<'p> {
 
     /// Is the concrete state, given by values, in γ_cart(X) ∪ E?
     #[cfg(test)]
-    pub fn contains_values(&self, g: &[Val], ls: &[Vec<Val>]) -> bool {
+    pub(crate) fn contains_values(&self, g: &[Val], ls: &[Vec<Val>]) -> bool {
         self.ids_of(g, ls)
             .is_some_and(|(g, ids)| self.contains(g, &ids))
     }
 
     /// Is the concrete state, given by values, in E?
     #[cfg(test)]
-    pub fn exceptions_contain_values(&self, g: &[Val], ls: &[Vec<Val>]) -> bool {
+    pub(crate) fn exceptions_contain_values(&self, g: &[Val], ls: &[Vec<Val>]) -> bool {
         self.ids_of(g, ls)
             .is_some_and(|(g, ids)| self.exceptions.contains(g, &ids))
     }
@@ -370,7 +370,7 @@ impl<'p> Cartesian<'p> {
 
     /// Thread t's states (g, l) in the Cartesian part, as values.
     #[cfg(test)]
-    pub fn thread_states(&self, t: usize) -> FxHashSet<(Vec<Val>, Vec<Val>)> {
+    pub(crate) fn thread_states(&self, t: usize) -> FxHashSet<(Vec<Val>, Vec<Val>)> {
         self.x
             .iter()
             .flat_map(|(g, p)| {
@@ -387,7 +387,7 @@ impl<'p> Cartesian<'p> {
     /// The products of the Cartesian part as values: (globals, per-thread
     /// sets of local stores).
     #[cfg(test)]
-    pub fn products(&self) -> Vec<ProductValues> {
+    pub(crate) fn products(&self) -> Vec<ProductValues> {
         self.x
             .iter()
             .map(|(g, p)| {
@@ -419,7 +419,7 @@ impl<'p> Cartesian<'p> {
 
     /// The fixpoint as the paper prints it: per global store, a product;
     /// then E; both ordered by global store.
-    pub fn invariant_form(&self) -> InvariantForm {
+    pub(crate) fn invariant_form(&self) -> InvariantForm {
         let mut gs: Vec<u32> = self.x.keys().copied().collect();
         gs.sort_by(|a, b| self.exp.globals.get(*a).cmp(self.exp.globals.get(*b)));
         let products = gs.iter().map(|&g| self.product(g, &self.x[&g])).collect();
@@ -693,7 +693,7 @@ impl<'p> AbstractFixpoint<'p> for Cartesian<'p> {
     }
 }
 
-pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, CheckError> {
+pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, CheckError> {
     let start = Instant::now();
     let selected = abstract_report::prepare(prog, opts, Mode::CartesianExc)?;
     let c = Cartesian::compute(prog, Exceptions::Model, opts)?;

@@ -10,58 +10,58 @@ use std::borrow::Cow;
 
 /// A set of local-store ids of one template, as a bitset.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
-pub struct BitSet(Box<[u64]>);
+pub(crate) struct BitSet(Box<[u64]>);
 
 impl BitSet {
-    pub fn empty(universe: usize) -> BitSet {
+    pub(crate) fn empty(universe: usize) -> BitSet {
         BitSet(vec![0; universe.div_ceil(64)].into())
     }
-    pub fn full(universe: usize) -> BitSet {
+    pub(crate) fn full(universe: usize) -> BitSet {
         let mut b = BitSet::empty(universe);
         for i in 0..universe {
             b.insert(i as u32);
         }
         b
     }
-    pub fn single(universe: usize, x: u32) -> BitSet {
+    pub(crate) fn single(universe: usize, x: u32) -> BitSet {
         let mut b = BitSet::empty(universe);
         b.insert(x);
         b
     }
     /// An empty set of the same width.
-    pub fn cleared(&self) -> BitSet {
+    pub(crate) fn cleared(&self) -> BitSet {
         BitSet(vec![0; self.0.len()].into())
     }
     /// `{x}`, of the same width as `self`.
-    pub fn singleton_like(&self, x: u32) -> BitSet {
+    pub(crate) fn singleton_like(&self, x: u32) -> BitSet {
         let mut b = self.cleared();
         b.insert(x);
         b
     }
-    pub fn insert(&mut self, x: u32) -> bool {
+    pub(crate) fn insert(&mut self, x: u32) -> bool {
         let (w, m) = ((x / 64) as usize, 1u64 << (x % 64));
         let new = self.0[w] & m == 0;
         self.0[w] |= m;
         new
     }
-    pub fn contains(&self, x: u32) -> bool {
+    pub(crate) fn contains(&self, x: u32) -> bool {
         let w = (x / 64) as usize;
         w < self.0.len() && self.0[w] & (1u64 << (x % 64)) != 0
     }
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.0.iter().all(|w| *w == 0)
     }
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.0.iter().map(|w| w.count_ones() as usize).sum()
     }
-    pub fn is_subset(&self, other: &BitSet) -> bool {
+    pub(crate) fn is_subset(&self, other: &BitSet) -> bool {
         self.0.iter().zip(other.0.iter()).all(|(a, b)| a & !b == 0)
     }
-    pub fn intersects(&self, other: &BitSet) -> bool {
+    pub(crate) fn intersects(&self, other: &BitSet) -> bool {
         self.0.iter().zip(other.0.iter()).any(|(a, b)| a & b != 0)
     }
     /// `self |= other`; true when something was added.
-    pub fn union_with(&mut self, other: &BitSet) -> bool {
+    pub(crate) fn union_with(&mut self, other: &BitSet) -> bool {
         let mut changed = false;
         for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
             let n = *a | b;
@@ -70,17 +70,17 @@ impl BitSet {
         }
         changed
     }
-    pub fn intersect_with(&mut self, other: &BitSet) {
+    pub(crate) fn intersect_with(&mut self, other: &BitSet) {
         for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
             *a &= b;
         }
     }
-    pub fn difference_with(&mut self, other: &BitSet) {
+    pub(crate) fn difference_with(&mut self, other: &BitSet) {
         for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
             *a &= !b;
         }
     }
-    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         self.0.iter().enumerate().flat_map(|(w, &bits)| {
             let mut bits = bits;
             std::iter::from_fn(move || {
@@ -96,15 +96,15 @@ impl BitSet {
 }
 
 /// A Cartesian product of per-thread local-store sets.
-pub type Product = Vec<BitSet>;
+pub(crate) type Product = Vec<BitSet>;
 
 /// Is the product empty (some component empty)? (Lemma 5's side condition.)
-pub fn product_is_empty(p: &[BitSet]) -> bool {
+pub(crate) fn product_is_empty(p: &[BitSet]) -> bool {
     p.iter().any(BitSet::is_empty)
 }
 
 /// P ⊆ Q for non-empty products (Lemma 5).
-pub fn product_subset(p: &[BitSet], q: &[BitSet]) -> bool {
+pub(crate) fn product_subset(p: &[BitSet], q: &[BitSet]) -> bool {
     p.iter().zip(q).all(|(a, b)| a.is_subset(b))
 }
 
@@ -118,24 +118,19 @@ const MAX_PRODUCTS: usize = 2_000;
 /// The exception set E: per global store, a union of products; a maximized
 /// antichain except at the global stores in `unmaximized`.
 #[derive(Clone, Debug, Default)]
-pub struct ExceptionSet {
-    pub by_global: FxHashMap<u32, Vec<Product>>,
+pub(crate) struct ExceptionSet {
+    pub(crate) by_global: FxHashMap<u32, Vec<Product>>,
     /// Global stores whose maximization was cut short by `MAX_PRODUCTS`.
-    pub unmaximized: FxHashSet<u32>,
+    pub(crate) unmaximized: FxHashSet<u32>,
 }
 
 impl ExceptionSet {
-    pub fn products(&self, g: u32) -> &[Product] {
+    pub(crate) fn products(&self, g: u32) -> &[Product] {
         self.by_global.get(&g).map(Vec::as_slice).unwrap_or(&[])
     }
 
-    #[cfg(test)]
-    pub fn is_empty(&self) -> bool {
-        self.by_global.values().all(Vec::is_empty)
-    }
-
     /// Number of products over all global stores.
-    pub fn size(&self) -> usize {
+    pub(crate) fn size(&self) -> usize {
         self.by_global.values().map(Vec::len).sum()
     }
 
@@ -145,7 +140,7 @@ impl ExceptionSet {
     /// `stop` is asked, with the number of products so far, before each
     /// entry at each global store; when it answers `Some(reason)` the instantiation ends
     /// there and the reason is returned beside the partial set.
-    pub fn from_entries<'p>(
+    pub(crate) fn from_entries<'p>(
         exp: &Explorer<'p>,
         all_globals: &[u32],
         universe: &[usize],
@@ -262,7 +257,7 @@ impl ExceptionSet {
     }
 
     /// E from explicit states `(g, l_1..l_n)` (tests: E = the reachable set).
-    pub fn from_states(states: &[(u32, Vec<u32>)], universe: &[usize]) -> ExceptionSet {
+    pub(crate) fn from_states(states: &[(u32, Vec<u32>)], universe: &[usize]) -> ExceptionSet {
         let mut set = ExceptionSet::default();
         for (g, ls) in states {
             let p: Product = ls
@@ -279,7 +274,7 @@ impl ExceptionSet {
     /// Turns every per-g list into a maximized antichain: all maximal
     /// products inside the union (Prop. 3), by iterated consensus (the
     /// multi-valued analogue of computing prime implicants) and absorption.
-    pub fn maximize(&mut self) {
+    pub(crate) fn maximize(&mut self) {
         for (g, products) in self.by_global.iter_mut() {
             if !maximize_products(products) {
                 self.unmaximized.insert(*g);
@@ -289,7 +284,7 @@ impl ExceptionSet {
     }
 
     /// How α_c(P \ E(g)) is computed for the products P of one `base`.
-    pub fn subtraction<'e>(&'e self, base: &[BitSet], g: u32) -> Subtraction<'e> {
+    pub(crate) fn subtraction<'e>(&'e self, base: &[BitSet], g: u32) -> Subtraction<'e> {
         let products = self.products(g);
         if self.unmaximized.contains(&g) {
             Subtraction::Cover(products)
@@ -300,7 +295,7 @@ impl ExceptionSet {
 
     /// Is the concrete state `(g, ls)` in E?
     #[cfg(test)]
-    pub fn contains(&self, g: u32, ls: &[u32]) -> bool {
+    pub(crate) fn contains(&self, g: u32, ls: &[u32]) -> bool {
         self.products(g)
             .iter()
             .any(|p| p.iter().zip(ls).all(|(c, &l)| c.contains(l)))
@@ -318,7 +313,6 @@ fn local_pred(
     let prog = exp.prog;
     let ctx = Ctx {
         g: gs,
-        thread: t,
         tid: prog.threads[t].tid,
         template: prog.threads[t].template as usize,
         l: exp.local(t, l),
@@ -410,13 +404,13 @@ fn insert_absorbing(live: &mut Vec<Option<Product>>, c: Product) {
 /// successor product), the relevant exception products of one target g:
 /// those C with at most two components k where base_k ⊄ C_k. Computed once
 /// per (base, g) and reused for every replaced component.
-pub struct Relevant<'e> {
+pub(crate) struct Relevant<'e> {
     /// (C, the components where base ⊄ C: at most two).
     items: Vec<(&'e Product, [usize; 2], u8)>,
 }
 
 impl<'e> Relevant<'e> {
-    pub fn new(base: &[BitSet], products: &'e [Product]) -> Relevant<'e> {
+    pub(crate) fn new(base: &[BitSet], products: &'e [Product]) -> Relevant<'e> {
         let mut items = Vec::new();
         'c: for c in products {
             let mut bad = [usize::MAX; 2];
@@ -439,7 +433,10 @@ impl<'e> Relevant<'e> {
     /// by Prop. 8: r survives at j iff r ∈ P_j and no C has r ∈ C_j and
     /// P_k ⊆ C_k for all k ≠ j. Returns the components to remove (`None`:
     /// P ⊆ E, nothing survives), as (component, set) pairs.
-    pub fn subtract(&self, replace: Option<(usize, u32)>) -> Option<Vec<(usize, &'e BitSet)>> {
+    pub(crate) fn subtract(
+        &self,
+        replace: Option<(usize, u32)>,
+    ) -> Option<Vec<(usize, &'e BitSet)>> {
         let mut removals = Vec::new();
         for (c, bad, nbad) in &self.items {
             // K(C, P): the components where P_k ⊄ C_k. C matters only when
@@ -463,11 +460,11 @@ impl<'e> Relevant<'e> {
 }
 
 /// Removals from a product's components: (component, local stores to drop).
-pub type Removals<'e> = Vec<(usize, Cow<'e, BitSet>)>;
+pub(crate) type Removals<'e> = Vec<(usize, Cow<'e, BitSet>)>;
 
 /// α_c(P \ E(g)) for one base product and one target g, by Prop. 8 when
 /// E(g) is a maximized antichain, else by exact cover checks.
-pub enum Subtraction<'e> {
+pub(crate) enum Subtraction<'e> {
     Antichain(Relevant<'e>),
     /// E(g) as a union of products that is not maximized.
     Cover(&'e [Product]),
@@ -476,7 +473,11 @@ pub enum Subtraction<'e> {
 impl<'e> Subtraction<'e> {
     /// As `Relevant::subtract`: the removals from P = base (with component
     /// i := {single}), or `None` when P ⊆ E(g).
-    pub fn subtract(&self, base: &[BitSet], replace: Option<(usize, u32)>) -> Option<Removals<'e>> {
+    pub(crate) fn subtract(
+        &self,
+        base: &[BitSet],
+        replace: Option<(usize, u32)>,
+    ) -> Option<Removals<'e>> {
         match self {
             Subtraction::Antichain(rel) => rel
                 .subtract(replace)
@@ -522,7 +523,7 @@ fn subtract_by_cover<'e>(
 /// at most n products (q ∩ C on the components before k, q_k \ C_k at k),
 /// none of which meets C or any product before it, so each is checked
 /// against the products after C only.
-pub fn product_covered(q: &[BitSet], union: &[Product]) -> bool {
+pub(crate) fn product_covered(q: &[BitSet], union: &[Product]) -> bool {
     if product_is_empty(q) {
         return true;
     }

@@ -2,16 +2,16 @@
 //! options, budgets, property selection.
 
 mod abstract_report;
-pub mod cartesian;
-pub mod error;
-pub mod exceptions;
-pub mod progress;
-pub mod result;
-pub mod standard;
-pub mod store;
-pub mod symmetry;
-pub mod thread_modular;
-pub mod trace;
+pub(crate) mod cartesian;
+pub(crate) mod error;
+pub(crate) mod exceptions;
+pub(crate) mod progress;
+pub(crate) mod result;
+pub(crate) mod standard;
+pub(crate) mod store;
+pub(crate) mod symmetry;
+pub(crate) mod thread_modular;
+pub(crate) mod trace;
 mod verdict;
 
 pub use error::CheckError;
@@ -26,12 +26,17 @@ use std::time::{Duration, Instant};
 /// (division by zero, index out of bounds, assignment out of range).
 pub const MODEL_ERRORS: &str = "model-errors";
 
+/// How to run a check: which properties, which budgets, what to report.
 #[derive(Clone, Debug, Default)]
 pub struct CheckOptions {
     /// Property names to check; empty means all.
     pub properties: Vec<String>,
+    /// Stop with `unknown` after this many states (`--max-states`).
     pub max_states: Option<usize>,
+    /// Stop with `unknown` at this resident memory (`--max-memory`);
+    /// `None` is 80% of physical memory.
     pub max_memory_bytes: Option<u64>,
+    /// Stop with `unknown` after this long (`--timeout`).
     pub timeout: Option<Duration>,
     /// `--show invariant`: include the abstract fixpoint in the report.
     pub show_invariant: bool,
@@ -42,7 +47,7 @@ pub struct CheckOptions {
 }
 
 /// Budget checks, cheap enough to call once per new state.
-pub struct Budget {
+pub(crate) struct Budget {
     max_states: Option<usize>,
     max_memory_kib: Option<u64>,
     deadline: Option<Instant>,
@@ -55,7 +60,7 @@ pub struct Budget {
 const MEMORY_READ_INTERVAL: Duration = Duration::from_millis(20);
 
 impl Budget {
-    pub fn new(opts: &CheckOptions) -> Budget {
+    pub(crate) fn new(opts: &CheckOptions) -> Budget {
         Budget {
             max_states: opts.max_states,
             // By default, stop at 80% of physical memory rather than be killed.
@@ -71,14 +76,14 @@ impl Budget {
 
     /// `Some(reason)` once a budget is exhausted. Time and memory are
     /// sampled every 4096 states.
-    pub fn exceeded(&self, states: usize) -> Option<String> {
+    pub(crate) fn exceeded(&self, states: usize) -> Option<String> {
         self.check(states, states.is_multiple_of(4096))
     }
 
     /// As `exceeded`, for callers that check now and then rather than per
     /// state: reads the clock now and the memory every 20 ms. `capacity` is
     /// the most states the caller's store can hold.
-    pub fn exceeded_now(&self, states: usize, capacity: usize) -> Option<String> {
+    pub(crate) fn exceeded_now(&self, states: usize, capacity: usize) -> Option<String> {
         if states >= capacity {
             return Some(format!("the state store is full ({capacity} states)"));
         }
@@ -126,10 +131,9 @@ impl Budget {
     }
 }
 
-
 /// The Cartesian decision procedure of each selected property, or the
 /// refusal naming the property and the mode.
-pub fn deciders(
+pub(crate) fn deciders(
     prog: &Program,
     props: &[usize],
     mode: Mode,
@@ -151,13 +155,13 @@ pub fn deciders(
 }
 
 /// Indices of the properties to check (all when none are named).
-pub fn selected_properties(prog: &Program, names: &[String]) -> Vec<usize> {
+pub(crate) fn selected_properties(prog: &Program, names: &[String]) -> Vec<usize> {
     (0..prog.properties.len())
         .filter(|&i| names.is_empty() || names.contains(&prog.properties[i].name))
         .collect()
 }
 
-pub fn model_error_outcome(
+pub(crate) fn model_error_outcome(
     verdict: Verdict,
     reason: String,
     trace: Option<Trace>,
@@ -175,7 +179,10 @@ pub fn model_error_outcome(
 /// The `model-errors` outcome of an abstract mode: an alarm with the
 /// abstract state where a step fails, or proved, or unknown when a budget
 /// stopped the fixpoint.
-pub fn abstract_model_error_outcome(stopped: bool, error: Option<(&str, Witness)>) -> Outcome {
+pub(crate) fn abstract_model_error_outcome(
+    stopped: bool,
+    error: Option<(&str, Witness)>,
+) -> Outcome {
     match error {
         Some((msg, w)) => model_error_outcome(
             Verdict::Unknown,
@@ -200,7 +207,11 @@ pub fn abstract_model_error_outcome(stopped: bool, error: Option<(&str, Witness)
 
 /// Runs one mode. Errors are refusals (a property or model the mode cannot
 /// handle), reported to the user as such.
-pub fn check(prog: &Program, mode: Mode, opts: &CheckOptions) -> Result<RunReport, CheckError> {
+pub(crate) fn check(
+    prog: &Program,
+    mode: Mode,
+    opts: &CheckOptions,
+) -> Result<RunReport, CheckError> {
     check_property_names(prog, &opts.properties)?;
     if !prog.channels.is_empty() && mode != Mode::Standard {
         return Err(CheckError::Unsupported(format!(

@@ -6,14 +6,14 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
-pub struct Progress {
+pub(crate) struct Progress {
     start: Instant,
     enabled: bool,
     bar: Option<ProgressBar>,
 }
 
 impl Progress {
-    pub fn new() -> Progress {
+    pub(crate) fn new() -> Progress {
         let enabled = std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
         Progress {
             start: Instant::now(),
@@ -23,7 +23,7 @@ impl Progress {
     }
 
     /// Called every few thousand states.
-    pub fn update(&mut self, states: usize, depth: usize) {
+    pub(crate) fn update(&mut self, states: usize, depth: usize) {
         if !self.enabled {
             return;
         }

@@ -13,18 +13,18 @@
 //! reported, so the verdict, the state count and the trace length are the
 //! same for every number of jobs.
 
+use super::CheckError;
 use super::progress::Progress;
+use super::result::{Outcome, RunReport, Stats, Trace};
 use super::store::{Level, Parent, ROOT, StateId, StateStore, fits_parent};
 use super::symmetry::Symmetry;
+use super::trace::{StateIds, StepIds};
 use super::{Budget, CheckOptions, model_error_outcome, selected_properties};
 use crate::engine::Verdict;
-use crate::program::{Explorer, Program, Succs};
 #[cfg(test)]
 use crate::program::Val;
+use crate::program::{Explorer, Program, Succs};
 use crate::property::{self, ConcreteChecker};
-use super::CheckError;
-use super::result::{Outcome, RunReport, Stats, Trace};
-use super::trace::{StateIds, StepIds};
 use rayon::prelude::*;
 use serde_json::Value;
 use std::cmp::Ordering;
@@ -592,12 +592,12 @@ impl<'p> Search<'p> {
 
 /// A state as values: (globals, per-thread local stores).
 #[cfg(test)]
-pub type StateValues = (Vec<Val>, Vec<Vec<Val>>);
+pub(crate) type StateValues = (Vec<Val>, Vec<Vec<Val>>);
 
 /// Every reachable state, as values. For differential tests against the
 /// abstract engines.
 #[cfg(test)]
-pub fn reachable(prog: &Program) -> Result<Vec<StateValues>, CheckError> {
+pub(crate) fn reachable(prog: &Program) -> Result<Vec<StateValues>, CheckError> {
     let mut s = Search::new(prog, None, &[], Some(1))?;
     let f = s.bfs(&[], &Budget::new(&CheckOptions::default()));
     if let Some(why) = f.budget_hit {
@@ -616,7 +616,7 @@ pub fn reachable(prog: &Program) -> Result<Vec<StateValues>, CheckError> {
         .collect())
 }
 
-pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, CheckError> {
+pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, CheckError> {
     let start = Instant::now();
     let props = selected_properties(prog, &opts.properties);
     let sym = if opts.symmetry {

@@ -13,8 +13,8 @@
 //! states of one BFS level are a suffix of every shard when the level
 //! starts: `take_level` hands them out.
 
-use crate::program::{Layout, Program};
 use super::CheckError;
+use crate::program::{Layout, Program};
 use hashbrown::HashTable;
 use rustc_hash::FxHashMap;
 use std::hash::Hasher;
@@ -29,21 +29,21 @@ const SHARDS: usize = 1 << SHARD_BITS;
 const SHARD_SHIFT: u32 = 40;
 
 /// A state's id: its index in its shard, then the shard in the low bits.
-pub type StateId = u32;
+pub(crate) type StateId = u32;
 
 /// How a state was first reached: from `state`, by a step of `thread`
 /// with `trans`. `state` is `ROOT` for an initial state. 8 bytes: the
 /// search refuses programs with more than 2^16 threads or transitions per
 /// template (`fits_parent`).
 #[derive(Clone, Copy, Debug)]
-pub struct Parent {
-    pub state: StateId,
-    pub thread: u16,
-    pub trans: u16,
+pub(crate) struct Parent {
+    pub(crate) state: StateId,
+    pub(crate) thread: u16,
+    pub(crate) trans: u16,
 }
 
 /// Can every step of the program be recorded in a `Parent`?
-pub fn fits_parent(prog: &Program) -> Result<(), CheckError> {
+pub(crate) fn fits_parent(prog: &Program) -> Result<(), CheckError> {
     let most = u16::MAX as usize + 1;
     if prog.threads.len() > most {
         return Err(CheckError::Unsupported(format!(
@@ -62,10 +62,10 @@ pub fn fits_parent(prog: &Program) -> Result<(), CheckError> {
 }
 
 /// No parent: an initial state.
-pub const ROOT: StateId = u32::MAX;
+pub(crate) const ROOT: StateId = u32::MAX;
 
 /// Bit-packing of states into fixed-width words.
-pub struct Packer {
+pub(crate) struct Packer {
     /// Bits per position; position 0 is the global store.
     widths: Vec<u32>,
     words: usize,
@@ -80,7 +80,7 @@ fn store_bits(layout: &Layout, locations: usize) -> u32 {
 }
 
 impl Packer {
-    pub fn new(prog: &Program) -> Packer {
+    pub(crate) fn new(prog: &Program) -> Packer {
         let mut widths = vec![store_bits(&prog.globals, 1)];
         for t in 0..prog.threads.len() {
             let tpl = prog.template_of(t);
@@ -93,13 +93,7 @@ impl Packer {
         }
     }
 
-    /// Words per packed state.
-    #[cfg(test)]
-    pub fn words(&self) -> usize {
-        self.words
-    }
-
-    pub fn pack(&self, state: &[u32], out: &mut Vec<u64>) {
+    pub(crate) fn pack(&self, state: &[u32], out: &mut Vec<u64>) {
         out.clear();
         out.resize(self.words, 0);
         let mut bit = 0usize;
@@ -114,7 +108,7 @@ impl Packer {
         }
     }
 
-    pub fn unpack(&self, words: &[u64], out: &mut Vec<u32>) {
+    pub(crate) fn unpack(&self, words: &[u64], out: &mut Vec<u32>) {
         out.clear();
         let mut bit = 0usize;
         for &w in &self.widths {
@@ -148,8 +142,8 @@ impl Shard {
     }
 }
 
-pub struct StateStore {
-    pub packer: Packer,
+pub(crate) struct StateStore {
+    pub(crate) packer: Packer,
     shards: Vec<Mutex<Shard>>,
     len: AtomicUsize,
 }
@@ -178,26 +172,26 @@ fn split(id: StateId) -> (usize, usize) {
 }
 
 /// The states of one BFS level: ids and packed states, in one flat array.
-pub struct Level {
-    pub ids: Vec<StateId>,
-    pub packed: Vec<u64>,
+pub(crate) struct Level {
+    pub(crate) ids: Vec<StateId>,
+    pub(crate) packed: Vec<u64>,
     words: usize,
 }
 
 impl Level {
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.ids.len()
     }
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.ids.is_empty()
     }
-    pub fn packed(&self, i: usize) -> &[u64] {
+    pub(crate) fn packed(&self, i: usize) -> &[u64] {
         &self.packed[i * self.words..(i + 1) * self.words]
     }
 }
 
 impl StateStore {
-    pub fn new(prog: &Program) -> StateStore {
+    pub(crate) fn new(prog: &Program) -> StateStore {
         StateStore {
             packer: Packer::new(prog),
             shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
@@ -205,22 +199,17 @@ impl StateStore {
         }
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len.load(Ordering::Relaxed)
     }
 
-    #[cfg(test)]
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// The most states one store can hold: ids are 32 bits.
-    pub fn capacity(&self) -> usize {
+    pub(crate) fn capacity(&self) -> usize {
         (u32::MAX as usize >> SHARD_BITS) * SHARDS
     }
 
     /// Bytes of the packed state (the arena's share).
-    pub fn packed_bytes(&self) -> usize {
+    pub(crate) fn packed_bytes(&self) -> usize {
         self.packer.words * 8
     }
 
@@ -232,7 +221,7 @@ impl StateStore {
     }
 
     /// Memory held per state by the arenas, tables and parent links.
-    pub fn bytes_per_state(&self) -> f64 {
+    pub(crate) fn bytes_per_state(&self) -> f64 {
         let len = self.len();
         if len == 0 {
             return 0.0;
@@ -250,7 +239,7 @@ impl StateStore {
 
     /// Inserts a packed state first reached by `parent` (and, for a
     /// rendezvous, `partner`); returns its id when it is new.
-    pub fn insert(
+    pub(crate) fn insert(
         &self,
         packed: &[u64],
         parent: Parent,
@@ -281,7 +270,7 @@ impl StateStore {
     }
 
     /// The states found since the last call (the next BFS level).
-    pub fn take_level(&self) -> Level {
+    pub(crate) fn take_level(&self) -> Level {
         let words = self.packer.words;
         let mut level = Level {
             ids: Vec::new(),
@@ -301,7 +290,7 @@ impl StateStore {
     }
 
     /// The state `id`, unpacked.
-    pub fn get(&self, id: StateId) -> Vec<u32> {
+    pub(crate) fn get(&self, id: StateId) -> Vec<u32> {
         let (s, i) = split(id);
         let words = self.packer.words;
         let sh = self.shard(s);
@@ -311,18 +300,18 @@ impl StateStore {
         out
     }
 
-    pub fn parent(&self, id: StateId) -> Parent {
+    pub(crate) fn parent(&self, id: StateId) -> Parent {
         let (s, i) = split(id);
         self.shard(s).parent[i]
     }
 
-    pub fn partner(&self, id: StateId) -> Option<(u32, u32)> {
+    pub(crate) fn partner(&self, id: StateId) -> Option<(u32, u32)> {
         let (s, i) = split(id);
         self.shard(s).partner.get(&(i as u32)).copied()
     }
 
     /// Every state id, shard by shard.
-    pub fn ids(&self) -> Vec<StateId> {
+    pub(crate) fn ids(&self) -> Vec<StateId> {
         (0..SHARDS)
             .flat_map(|s| {
                 let len = self.shard(s).len();

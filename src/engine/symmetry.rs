@@ -6,20 +6,20 @@
 //! hook of stateright. Each reduced state stands for as many states as there
 //! are distinct arrangements of its multiset of local stores.
 
-use crate::program::explore::uses_tid;
 use super::CheckError;
+use crate::program::explore::uses_tid;
 use crate::program::{CExpr, Program};
 
 /// The interchangeable thread blocks of a program: `first..first+count`
 /// indices into the thread list (a template's instances are contiguous).
 #[derive(Clone, Debug)]
-pub struct Symmetry {
-    pub blocks: Vec<std::ops::Range<usize>>,
+pub(crate) struct Symmetry {
+    pub(crate) blocks: Vec<std::ops::Range<usize>>,
 }
 
 impl Symmetry {
     /// Finds the symmetric templates; an error explains why none is.
-    pub fn detect(prog: &Program) -> Result<Symmetry, CheckError> {
+    pub(crate) fn detect(prog: &Program) -> Result<Symmetry, CheckError> {
         let mut named = vec![false; prog.threads.len()];
         for p in &prog.properties {
             p.error.visit(&mut |e| {
@@ -67,7 +67,7 @@ impl Symmetry {
     }
 
     /// Sorts each block of a state `[g, l_1, .., l_n]` in place.
-    pub fn canonicalise(&self, state: &mut [u32]) {
+    pub(crate) fn canonicalise(&self, state: &mut [u32]) {
         for b in &self.blocks {
             state[1 + b.start..1 + b.end].sort_unstable();
         }
@@ -75,7 +75,7 @@ impl Symmetry {
 
     /// How many concrete states the canonical state stands for: per block,
     /// the multinomial count!/∏(multiplicity!). `None` past u128.
-    pub fn orbit_size(&self, state: &[u32]) -> Option<u128> {
+    pub(crate) fn orbit_size(&self, state: &[u32]) -> Option<u128> {
         let mut total: u128 = 1;
         for b in &self.blocks {
             let ls = &state[1 + b.start..1 + b.end];

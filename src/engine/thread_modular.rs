@@ -17,16 +17,16 @@ use super::result::{
     ThreadSummary, Witness, WitnessThread,
 };
 use super::{Budget, CheckOptions, Mode};
-use crate::program::{EvalError, Explorer, Program};
 #[cfg(test)]
 use crate::program::Val;
+use crate::program::{EvalError, Explorer, Program};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::VecDeque;
 use std::time::Instant;
 
 /// How an R fact was first derived: the derivation path of a witness.
 #[derive(Clone, Copy, Debug)]
-pub enum Origin {
+pub(crate) enum Origin {
     /// (AG INIT)
     Init,
     /// (AG STEP) from local `l` at global `g` by transition `trans`.
@@ -36,35 +36,35 @@ pub enum Origin {
 }
 
 /// The fixpoint (R, G) with the exploration context it was computed in.
-pub struct ThreadModular<'p> {
-    pub exp: Explorer<'p>,
+pub(crate) struct ThreadModular<'p> {
+    pub(crate) exp: Explorer<'p>,
     /// R per thread: (g, l) -> first derivation.
-    pub reach: Vec<FxHashMap<(u32, u32), Origin>>,
+    pub(crate) reach: Vec<FxHashMap<(u32, u32), Origin>>,
     /// R per thread indexed by global store: g -> locals.
-    pub reach_by_g: Vec<FxHashMap<u32, Vec<u32>>>,
+    pub(crate) reach_by_g: Vec<FxHashMap<u32, Vec<u32>>>,
     /// G per thread.
-    pub guarantee: Vec<FxHashSet<(u32, u32)>>,
+    pub(crate) guarantee: Vec<FxHashSet<(u32, u32)>>,
     /// All guarantee edges by source: g -> [(thread, g')].
     guar_from: FxHashMap<u32, Vec<(u32, u32)>>,
     worklist: VecDeque<(u32, u32, u32)>,
     /// |R|, kept as facts are added (the budget reads it per fact).
     reach_count: usize,
     /// First run-time model error met by a thread step: (thread, g, l, message).
-    pub model_error: Option<(usize, u32, u32, String)>,
-    pub rule_applications: u64,
+    pub(crate) model_error: Option<(usize, u32, u32, String)>,
+    pub(crate) rule_applications: u64,
     /// Set when a budget stopped the computation (R and G are partial).
-    pub stopped: Option<String>,
+    pub(crate) stopped: Option<String>,
 }
 
 impl<'p> ThreadModular<'p> {
     /// Computes the least (R, G).
     #[cfg(test)]
-    pub fn compute(prog: &'p Program) -> ThreadModular<'p> {
+    pub(crate) fn compute(prog: &'p Program) -> ThreadModular<'p> {
         Self::compute_within(prog, &Budget::new(&CheckOptions::default()))
     }
 
     /// Computes (R, G), stopping early (see `stopped`) when a budget runs out.
-    pub fn compute_within(prog: &'p Program, budget: &Budget) -> ThreadModular<'p> {
+    pub(crate) fn compute_within(prog: &'p Program, budget: &Budget) -> ThreadModular<'p> {
         let n = prog.threads.len();
         let mut tm = ThreadModular {
             // Each (t, g, l) is stepped once: memoising successors only costs memory.
@@ -162,7 +162,7 @@ impl<'p> ThreadModular<'p> {
 
     /// R for thread t, as values (global store, local store).
     #[cfg(test)]
-    pub fn reach_values(&self, t: usize) -> FxHashSet<(Vec<Val>, Vec<Val>)> {
+    pub(crate) fn reach_values(&self, t: usize) -> FxHashSet<(Vec<Val>, Vec<Val>)> {
         self.reach[t]
             .keys()
             .map(|&(g, l)| {
@@ -176,7 +176,7 @@ impl<'p> ThreadModular<'p> {
 
     /// G for thread t, as values (global store before, after).
     #[cfg(test)]
-    pub fn guarantee_values(&self, t: usize) -> FxHashSet<(Vec<Val>, Vec<Val>)> {
+    pub(crate) fn guarantee_values(&self, t: usize) -> FxHashSet<(Vec<Val>, Vec<Val>)> {
         self.guarantee[t]
             .iter()
             .map(|&(a, b)| {
@@ -188,11 +188,11 @@ impl<'p> ThreadModular<'p> {
             .collect()
     }
 
-    pub fn reach_size(&self) -> usize {
+    pub(crate) fn reach_size(&self) -> usize {
         self.reach_count
     }
 
-    pub fn guarantee_size(&self) -> usize {
+    pub(crate) fn guarantee_size(&self) -> usize {
         self.guarantee.iter().map(|g| g.len()).sum()
     }
 
@@ -208,7 +208,7 @@ impl<'p> ThreadModular<'p> {
     }
 
     /// The derivation of R(t, g, l), from (AG INIT) forward.
-    pub fn derivation(&self, t: usize, g: u32, l: u32) -> Vec<Derivation> {
+    pub(crate) fn derivation(&self, t: usize, g: u32, l: u32) -> Vec<Derivation> {
         let prog = self.exp.prog;
         let tpl = prog.template_of(t);
         let mut facts = Vec::new();
@@ -247,7 +247,7 @@ impl<'p> ThreadModular<'p> {
 
     /// R and G per thread, R ordered by global store then local store
     /// (by id), G by edge.
-    pub fn summaries(&self) -> Vec<ThreadSummary> {
+    pub(crate) fn summaries(&self) -> Vec<ThreadSummary> {
         let prog = self.exp.prog;
         (0..prog.threads.len())
             .map(|t| {
@@ -375,7 +375,7 @@ impl<'p> AbstractFixpoint<'p> for ThreadModular<'p> {
     }
 }
 
-pub fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, CheckError> {
+pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, CheckError> {
     let start = Instant::now();
     let selected = abstract_report::prepare(prog, opts, Mode::ThreadModular)?;
     let tm = ThreadModular::compute_within(prog, &Budget::new(opts));

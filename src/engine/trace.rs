@@ -8,15 +8,15 @@ use crate::program::Explorer;
 
 /// One step as ids: moving thread, its transition, the receiver of a
 /// rendezvous (thread, transition), and the state after.
-pub struct StepIds {
-    pub thread: usize,
-    pub trans: u32,
-    pub partner: Option<(usize, u32)>,
-    pub state: StateIds,
+pub(crate) struct StepIds {
+    pub(crate) thread: usize,
+    pub(crate) trans: u32,
+    pub(crate) partner: Option<(usize, u32)>,
+    pub(crate) state: StateIds,
 }
 
 /// One concrete state: global store id and one local store id per thread.
-pub type StateIds = (u32, Vec<u32>);
+pub(crate) type StateIds = (u32, Vec<u32>);
 
 impl Trace {
     /// Builds a trace from the initial state and the `(thread, transition,

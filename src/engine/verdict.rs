@@ -1,14 +1,23 @@
 //! What the user chooses (the mode) and what a run answers (the verdict).
 
+/// The engines a check can run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Mode {
+    /// Exact breadth-first search over all interleavings; `unsafe` comes
+    /// with a shortest trace.
     Standard,
+    /// Flanagan and Qadeer's thread-modular model checking (polynomial).
     ThreadModular,
+    /// Malkis, Podelski and Rybalchenko's Cartesian abstraction with
+    /// exception sets (polynomial).
     CartesianExc,
 }
 
 impl Mode {
+    /// Every mode, in the order the documentation lists them.
     pub const ALL: [Mode; 3] = [Mode::Standard, Mode::ThreadModular, Mode::CartesianExc];
+
+    /// The mode's name on the command line.
     pub fn name(self) -> &'static str {
         match self {
             Mode::Standard => "standard",
@@ -16,19 +25,25 @@ impl Mode {
             Mode::CartesianExc => "cartesian-exc",
         }
     }
+    /// The mode named `s`.
     pub fn parse(s: &str) -> Option<Mode> {
         Mode::ALL.into_iter().find(|m| m.name() == s)
     }
 }
 
+/// A check's answer, ordered from best to worst.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Verdict {
+    /// No error state is reachable (proved).
     Safe,
+    /// Not decided: an abstract mode's alarm, or a budget ran out.
     Unknown,
+    /// An error state is reachable.
     Unsafe,
 }
 
 impl Verdict {
+    /// The verdict as the output writes it.
     pub fn name(self) -> &'static str {
         match self {
             Verdict::Safe => "safe",
@@ -36,6 +51,7 @@ impl Verdict {
             Verdict::Unknown => "unknown",
         }
     }
+    /// The verdict named `s`.
     pub fn parse(s: &str) -> Option<Verdict> {
         [Verdict::Safe, Verdict::Unsafe, Verdict::Unknown]
             .into_iter()

@@ -10,25 +10,30 @@ use std::fmt;
 
 /// A piece of source text to show with a label under `span`.
 #[derive(Clone, Debug)]
-pub struct Snippet {
-    pub text: String,
-    pub span: Span,
-    pub label: String,
+pub(crate) struct Snippet {
+    pub(crate) text: String,
+    pub(crate) span: Span,
+    pub(crate) label: String,
 }
 
+/// Why a model could not be loaded: the file, the place in it, what is
+/// wrong and what to do.
 #[derive(Clone, Debug)]
 pub struct Diagnostic {
+    /// The file, as the user named it.
     pub file: String,
     /// JSON path such as `threads[0].transitions[3].when`; empty for the
     /// whole document.
     pub path: String,
+    /// What is wrong.
     pub message: String,
-    pub snippet: Option<Snippet>,
+    pub(crate) snippet: Option<Snippet>,
+    /// What to do about it, and related facts.
     pub notes: Vec<String>,
 }
 
 impl Diagnostic {
-    pub fn new(file: &str, path: &str, message: impl Into<String>) -> Diagnostic {
+    pub(crate) fn new(file: &str, path: &str, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             file: file.to_string(),
             path: path.to_string(),
@@ -37,7 +42,7 @@ impl Diagnostic {
             notes: Vec::new(),
         }
     }
-    pub fn with_snippet(mut self, text: &str, span: Span, label: impl Into<String>) -> Self {
+    pub(crate) fn with_snippet(mut self, text: &str, span: Span, label: impl Into<String>) -> Self {
         self.snippet = Some(Snippet {
             text: text.to_string(),
             span,
@@ -45,7 +50,7 @@ impl Diagnostic {
         });
         self
     }
-    pub fn note(mut self, note: impl Into<String>) -> Self {
+    pub(crate) fn note(mut self, note: impl Into<String>) -> Self {
         self.notes.push(note.into());
         self
     }
@@ -95,7 +100,7 @@ impl std::error::Error for Diagnostic {}
 
 /// The closest candidate by edit distance, if it is close enough to be a
 /// plausible typo.
-pub fn did_you_mean<'a>(
+pub(crate) fn did_you_mean<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<String> {

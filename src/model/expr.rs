@@ -7,46 +7,46 @@ use std::fmt;
 
 /// Byte range `start..end` inside one expression string.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct Span {
-    pub start: usize,
-    pub end: usize,
+pub(crate) struct Span {
+    pub(crate) start: usize,
+    pub(crate) end: usize,
 }
 
 impl Span {
-    pub fn new(start: usize, end: usize) -> Span {
+    pub(crate) fn new(start: usize, end: usize) -> Span {
         Span { start, end }
     }
-    pub fn to(self, other: Span) -> Span {
+    pub(crate) fn to(self, other: Span) -> Span {
         Span::new(self.start.min(other.start), self.end.max(other.end))
     }
 }
 
 /// A syntax error: what was expected, and where.
 #[derive(Debug, Clone)]
-pub struct ParseError {
-    pub message: String,
-    pub span: Span,
-    pub label: String,
+pub(crate) struct ParseError {
+    pub(crate) message: String,
+    pub(crate) span: Span,
+    pub(crate) label: String,
 }
 
-pub use crate::program::ops::{BinOp, UnOp};
+pub(crate) use crate::program::ops::{BinOp, UnOp};
 
 /// `count`, `exists` or `forall` over a template (or `*`, all threads).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Quant {
+pub(crate) enum Quant {
     Count,
     Exists,
     Forall,
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct Expr {
-    pub kind: ExprKind,
-    pub span: Span,
+pub(crate) struct Expr {
+    pub(crate) kind: ExprKind,
+    pub(crate) span: Span,
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub enum ExprKind {
+pub(crate) enum ExprKind {
     Int(i64),
     Bool(bool),
     Name(String),
@@ -64,7 +64,7 @@ pub enum ExprKind {
 
 /// The right-hand side of an assignment.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Rhs {
+pub(crate) enum Rhs {
     Expr(Expr),
     /// `x := any`: one successor per value of the target's domain.
     Any(Span),
@@ -72,9 +72,9 @@ pub enum Rhs {
 
 /// `x := e` or `a[i] := e`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Assign {
-    pub target: Expr,
-    pub rhs: Rhs,
+pub(crate) struct Assign {
+    pub(crate) target: Expr,
+    pub(crate) rhs: Rhs,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -191,7 +191,7 @@ fn lex(src: &str) -> Result<Vec<(Tok, Span)>, ParseError> {
 /// for any model written by hand, shallow enough that the recursive stages
 /// after parsing (resolution, evaluation) cannot run out of stack. Long
 /// `&&` / `||` chains are built balanced, so they stay shallow.
-pub const MAX_DEPTH: usize = 256;
+pub(crate) const MAX_DEPTH: usize = 256;
 
 struct Parser {
     toks: Vec<(Tok, Span)>,
@@ -646,7 +646,7 @@ fn bin(op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
 
 /// Parses a whole expression (a guard, an update's right-hand side, a
 /// property or a number over params).
-pub fn parse_expr(src: &str) -> Result<Expr, ParseError> {
+pub(crate) fn parse_expr(src: &str) -> Result<Expr, ParseError> {
     let mut p = Parser {
         toks: lex(src)?,
         pos: 0,
@@ -667,7 +667,7 @@ pub fn parse_expr(src: &str) -> Result<Expr, ParseError> {
 
 /// Parses a `do` block: `;`-separated assignments (`x := e`, `a[i] := e`,
 /// `x := any`). An empty block, or a trailing `;`, is allowed.
-pub fn parse_assignments(src: &str) -> Result<Vec<Assign>, ParseError> {
+pub(crate) fn parse_assignments(src: &str) -> Result<Vec<Assign>, ParseError> {
     let mut p = Parser {
         toks: lex(src)?,
         pos: 0,

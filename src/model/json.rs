@@ -5,13 +5,13 @@ use super::diag::{Diagnostic, did_you_mean};
 use serde_json::{Map, Value};
 
 #[derive(Clone)]
-pub struct Node<'a> {
-    pub value: &'a Value,
-    pub path: String,
-    pub file: &'a str,
+pub(crate) struct Node<'a> {
+    pub(crate) value: &'a Value,
+    pub(crate) path: String,
+    pub(crate) file: &'a str,
 }
 
-pub type LResult<T> = Result<T, Box<Diagnostic>>;
+pub(crate) type LResult<T> = Result<T, Box<Diagnostic>>;
 
 fn kind(v: &Value) -> &'static str {
     match v {
@@ -25,7 +25,7 @@ fn kind(v: &Value) -> &'static str {
 }
 
 impl<'a> Node<'a> {
-    pub fn root(value: &'a Value, file: &'a str) -> Node<'a> {
+    pub(crate) fn root(value: &'a Value, file: &'a str) -> Node<'a> {
         Node {
             value,
             path: String::new(),
@@ -33,7 +33,7 @@ impl<'a> Node<'a> {
         }
     }
 
-    pub fn err(&self, message: impl Into<String>) -> Box<Diagnostic> {
+    pub(crate) fn err(&self, message: impl Into<String>) -> Box<Diagnostic> {
         Box::new(Diagnostic::new(self.file, &self.path, message))
     }
 
@@ -45,7 +45,7 @@ impl<'a> Node<'a> {
         }
     }
 
-    pub fn object(&self, what: &str) -> LResult<&'a Map<String, Value>> {
+    pub(crate) fn object(&self, what: &str) -> LResult<&'a Map<String, Value>> {
         self.value.as_object().ok_or_else(|| {
             self.err(format!(
                 "expected {what} (a JSON object), found {}",
@@ -54,7 +54,7 @@ impl<'a> Node<'a> {
         })
     }
 
-    pub fn array(&self, what: &str) -> LResult<Vec<Node<'a>>> {
+    pub(crate) fn array(&self, what: &str) -> LResult<Vec<Node<'a>>> {
         let arr = self.value.as_array().ok_or_else(|| {
             self.err(format!(
                 "expected {what} (a JSON array), found {}",
@@ -72,7 +72,7 @@ impl<'a> Node<'a> {
             .collect())
     }
 
-    pub fn str(&self, what: &str) -> LResult<&'a str> {
+    pub(crate) fn str(&self, what: &str) -> LResult<&'a str> {
         self.value.as_str().ok_or_else(|| {
             self.err(format!(
                 "expected {what} (a string), found {}",
@@ -82,7 +82,7 @@ impl<'a> Node<'a> {
     }
 
     /// Child by key, if present.
-    pub fn get(&self, key: &str) -> Option<Node<'a>> {
+    pub(crate) fn get(&self, key: &str) -> Option<Node<'a>> {
         self.value.get(key).map(|v| Node {
             value: v,
             path: self.key_path(key),
@@ -91,7 +91,7 @@ impl<'a> Node<'a> {
     }
 
     /// Required child; a missing key is an error naming the key.
-    pub fn req(&self, key: &str, what: &str) -> LResult<Node<'a>> {
+    pub(crate) fn req(&self, key: &str, what: &str) -> LResult<Node<'a>> {
         self.get(key).ok_or_else(|| {
             let mut d = self.err(format!("missing required key `{key}` ({what})"));
             if self.path.is_empty() {
@@ -102,7 +102,7 @@ impl<'a> Node<'a> {
     }
 
     /// Object entries as child nodes, in document order.
-    pub fn entries(&self, what: &str) -> LResult<Vec<(&'a str, Node<'a>)>> {
+    pub(crate) fn entries(&self, what: &str) -> LResult<Vec<(&'a str, Node<'a>)>> {
         let map = self.object(what)?;
         Ok(map
             .iter()
@@ -120,7 +120,7 @@ impl<'a> Node<'a> {
     }
 
     /// Rejects keys outside `allowed`, suggesting the closest one.
-    pub fn check_keys(&self, allowed: &[&str], what: &str) -> LResult<()> {
+    pub(crate) fn check_keys(&self, allowed: &[&str], what: &str) -> LResult<()> {
         let map = self.object(what)?;
         for k in map.keys() {
             if !allowed.contains(&k.as_str()) {
@@ -174,7 +174,7 @@ fn synonyms(key: &str) -> &'static [&'static str] {
 /// Parses JSON text like `serde_json::from_str`, but refuses an object that
 /// has the same key twice: serde_json would silently keep the last one, so a
 /// copy-pasted global or a second `do` on one transition would vanish.
-pub fn parse_strict(text: &str) -> Result<Value, serde_json::Error> {
+pub(crate) fn parse_strict(text: &str) -> Result<Value, serde_json::Error> {
     use serde::de::DeserializeSeed;
     let mut de = serde_json::Deserializer::from_str(text);
     let v = Strict.deserialize(&mut de)?;

@@ -1,15 +1,15 @@
 //! The weft/1 model format: JSON walking, the expression language, name
 //! resolution and the loader that produces a compiled `Program`.
 
-pub mod diag;
-pub mod dve;
-pub mod expr;
-pub mod json;
-pub mod load;
-pub mod resolve;
+pub(crate) mod diag;
+pub(crate) mod dve;
+pub(crate) mod expr;
+pub(crate) mod json;
+pub(crate) mod load;
+pub(crate) mod resolve;
 
 pub use diag::Diagnostic;
-pub use load::{load_any, load_file, load_str};
+pub(crate) use load::{load_any, load_file, load_str};
 
 use crate::engine::{Mode, Verdict};
 use crate::program::Program;
@@ -26,9 +26,15 @@ pub struct Model {
     pub(crate) warnings: Vec<String>,
 }
 
-impl std::ops::Deref for Model {
-    type Target = Program;
-    fn deref(&self) -> &Program {
+impl Model {
+    /// The compiled program the engines run on.
+    pub(crate) fn program(&self) -> &Program {
         &self.program
+    }
+
+    /// The compiled program, for tests that drive the engines directly.
+    #[cfg(test)]
+    pub(crate) fn into_program(self) -> Program {
+        self.program
     }
 }

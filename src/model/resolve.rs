@@ -9,7 +9,7 @@ use crate::program::cexpr::binop;
 use crate::program::{CExpr, Layout, Var};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ty {
+pub(crate) enum Ty {
     Int,
     Bool,
 }
@@ -25,18 +25,18 @@ impl Ty {
 
 /// What a template contributes to name resolution.
 #[derive(Clone, Debug)]
-pub struct TplNames {
-    pub name: String,
-    pub count: u32,
-    pub first_thread: u32,
-    pub locations: Vec<String>,
-    pub groups: Vec<(String, Vec<u16>)>,
-    pub locals: Layout,
+pub(crate) struct TplNames {
+    pub(crate) name: String,
+    pub(crate) count: u32,
+    pub(crate) first_thread: u32,
+    pub(crate) locations: Vec<String>,
+    pub(crate) groups: Vec<(String, Vec<u16>)>,
+    pub(crate) locals: Layout,
 }
 
 impl TplNames {
     /// The location set named by a location or a group.
-    pub fn mask(&self, name: &str) -> Option<Box<[bool]>> {
+    pub(crate) fn mask(&self, name: &str) -> Option<Box<[bool]>> {
         let mut m = vec![false; self.locations.len()];
         if let Some(i) = self.locations.iter().position(|l| l == name) {
             m[i] = true;
@@ -58,17 +58,17 @@ impl TplNames {
 
 /// Everything names can refer to.
 #[derive(Clone, Debug, Default)]
-pub struct Names {
-    pub params: Vec<(String, i64)>,
+pub(crate) struct Names {
+    pub(crate) params: Vec<(String, i64)>,
     /// Synchronous channels (rendezvous), by name.
-    pub channels: Vec<String>,
-    pub globals: Layout,
-    pub templates: Vec<TplNames>,
+    pub(crate) channels: Vec<String>,
+    pub(crate) globals: Layout,
+    pub(crate) templates: Vec<TplNames>,
 }
 
 impl Names {
     /// The template that thread index `thread` is an instance of.
-    pub fn template_of_thread(&self, thread: usize) -> usize {
+    pub(crate) fn template_of_thread(&self, thread: usize) -> usize {
         self.templates
             .iter()
             .position(|t| {
@@ -80,7 +80,7 @@ impl Names {
 
 /// Where an expression appears, which decides what it may mention.
 #[derive(Clone, Debug)]
-pub enum Scope {
+pub(crate) enum Scope {
     /// Numbers over params (`"n+1"`).
     Const,
     /// Params and globals (an exception's `when`).
@@ -95,14 +95,14 @@ pub enum Scope {
 }
 
 /// The expression's source and where it sits, for diagnostics.
-pub struct Src<'a> {
-    pub file: &'a str,
-    pub path: &'a str,
-    pub text: &'a str,
+pub(crate) struct Src<'a> {
+    pub(crate) file: &'a str,
+    pub(crate) path: &'a str,
+    pub(crate) text: &'a str,
 }
 
 impl Src<'_> {
-    pub fn err(
+    pub(crate) fn err(
         &self,
         span: Span,
         message: impl Into<String>,
@@ -116,13 +116,13 @@ impl Src<'_> {
 
 type R<T> = Result<T, Box<Diagnostic>>;
 
-pub struct Resolver<'a> {
-    pub names: &'a Names,
-    pub src: Src<'a>,
+pub(crate) struct Resolver<'a> {
+    pub(crate) names: &'a Names,
+    pub(crate) src: Src<'a>,
 }
 
 impl<'a> Resolver<'a> {
-    pub fn compile(&self, e: &Expr, scope: &Scope) -> R<(CExpr, Ty)> {
+    pub(crate) fn compile(&self, e: &Expr, scope: &Scope) -> R<(CExpr, Ty)> {
         match &e.kind {
             ExprKind::Int(v) => Ok((CExpr::Const(*v), Ty::Int)),
             ExprKind::Bool(b) => Ok((CExpr::Const(*b as i64), Ty::Bool)),
@@ -187,7 +187,7 @@ impl<'a> Resolver<'a> {
     }
 
     /// Compiles and requires a type.
-    pub fn compile_ty(&self, e: &Expr, scope: &Scope, want: Ty, what: &str) -> R<CExpr> {
+    pub(crate) fn compile_ty(&self, e: &Expr, scope: &Scope, want: Ty, what: &str) -> R<CExpr> {
         let (c, t) = self.compile(e, scope)?;
         self.expect_ty(t, want, e.span, &format!("{what} must be {}", want.name()))?;
         Ok(c)
@@ -449,7 +449,7 @@ impl<'a> Resolver<'a> {
     }
 
     /// Resolves `p[2]` or `P1` to a thread index (properties only).
-    pub fn instance(&self, e: &Expr, scope: &Scope) -> R<usize> {
+    pub(crate) fn instance(&self, e: &Expr, scope: &Scope) -> R<usize> {
         if !matches!(scope, Scope::Property) {
             return Err(self.src.err(
                 e.span,

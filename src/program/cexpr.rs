@@ -5,14 +5,14 @@
 use super::ops::{BinOp, UnOp};
 
 /// A value in a store. Bools are 0/1.
-pub type Val = i32;
+pub(crate) type Val = i32;
 
 /// An evaluation failure that the model itself causes at run time.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EvalError(pub String);
+pub(crate) struct EvalError(pub String);
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum CExpr {
+pub(crate) enum CExpr {
     Const(i64),
     Global(u32),
     /// A local slot of the current thread (slot 0 is the pc).
@@ -38,20 +38,19 @@ pub enum CExpr {
 }
 
 /// What an expression is evaluated against.
-pub struct Ctx<'a> {
-    pub g: &'a [Val],
-    /// The current thread: its index, tid, template and local store.
-    pub thread: usize,
-    pub tid: i64,
-    pub template: usize,
-    pub l: &'a [Val],
+pub(crate) struct Ctx<'a> {
+    pub(crate) g: &'a [Val],
+    /// The current thread: its tid, template and local store.
+    pub(crate) tid: i64,
+    pub(crate) template: usize,
+    pub(crate) l: &'a [Val],
     /// The whole state's threads, for instance references and counts.
-    pub state: Option<&'a dyn StateView>,
-    pub terms: &'a [i64],
+    pub(crate) state: Option<&'a dyn StateView>,
+    pub(crate) terms: &'a [i64],
 }
 
 /// Access to every thread's local store of one concrete state.
-pub trait StateView {
+pub(crate) trait StateView {
     fn local(&self, thread: usize) -> &[Val];
     fn template_of(&self, thread: usize) -> usize;
     fn tid_of(&self, thread: usize) -> i64;
@@ -60,10 +59,9 @@ pub trait StateView {
 impl<'a> Ctx<'a> {
     /// A context with no current thread (global-only or whole-state
     /// predicates).
-    pub fn global(g: &'a [Val], state: Option<&'a dyn StateView>) -> Ctx<'a> {
+    pub(crate) fn global(g: &'a [Val], state: Option<&'a dyn StateView>) -> Ctx<'a> {
         Ctx {
             g,
-            thread: usize::MAX,
             tid: 0,
             template: usize::MAX,
             l: &[],
@@ -84,7 +82,7 @@ fn index(len: u32, name: &str, i: i64) -> Result<u32, EvalError> {
 }
 
 impl CExpr {
-    pub fn eval(&self, c: &Ctx) -> Result<i64, EvalError> {
+    pub(crate) fn eval(&self, c: &Ctx) -> Result<i64, EvalError> {
         Ok(match self {
             CExpr::Const(v) => *v,
             CExpr::Global(s) => c.g[*s as usize] as i64,
@@ -137,7 +135,6 @@ impl CExpr {
                     let t = t as usize;
                     let inner = Ctx {
                         g: c.g,
-                        thread: t,
                         tid: view.tid_of(t),
                         template: view.template_of(t),
                         l: view.local(t),
@@ -158,27 +155,8 @@ impl CExpr {
         })
     }
 
-    /// True when the expression mentions no thread at all (only globals and
-    /// constants).
-    pub fn is_global_only(&self) -> bool {
-        let mut ok = true;
-        self.visit(&mut |e| {
-            if !matches!(
-                e,
-                CExpr::Const(_)
-                    | CExpr::Global(_)
-                    | CExpr::GlobalCell(..)
-                    | CExpr::Un(..)
-                    | CExpr::Bin(..)
-            ) {
-                ok = false;
-            }
-        });
-        ok
-    }
-
     /// Pre-order traversal.
-    pub fn visit(&self, f: &mut dyn FnMut(&CExpr)) {
+    pub(crate) fn visit(&self, f: &mut dyn FnMut(&CExpr)) {
         f(self);
         match self {
             CExpr::GlobalCell(.., i)
@@ -195,7 +173,7 @@ impl CExpr {
     }
 }
 
-pub fn binop(op: BinOp, x: i64, y: i64) -> Result<i64, EvalError> {
+pub(crate) fn binop(op: BinOp, x: i64, y: i64) -> Result<i64, EvalError> {
     let ovf = || EvalError(format!("arithmetic overflow in `{x} {} {y}`", op.symbol()));
     Ok(match op {
         BinOp::Add => x.checked_add(y).ok_or_else(ovf)?,

@@ -7,13 +7,13 @@ use std::sync::Arc;
 
 /// Interns stores (global or local) to dense `u32` ids.
 #[derive(Default)]
-pub struct Interner {
+pub(crate) struct Interner {
     map: FxHashMap<Box<[Val]>, u32>,
     items: Vec<Box<[Val]>>,
 }
 
 impl Interner {
-    pub fn intern(&mut self, store: &[Val]) -> u32 {
+    pub(crate) fn intern(&mut self, store: &[Val]) -> u32 {
         if let Some(&id) = self.map.get(store) {
             return id;
         }
@@ -24,46 +24,38 @@ impl Interner {
         id
     }
     #[cfg(test)]
-    pub fn lookup(&self, store: &[Val]) -> Option<u32> {
+    pub(crate) fn lookup(&self, store: &[Val]) -> Option<u32> {
         self.map.get(store).copied()
     }
-    pub fn get(&self, id: u32) -> &[Val] {
+    pub(crate) fn get(&self, id: u32) -> &[Val] {
         &self.items[id as usize]
-    }
-    #[cfg(test)]
-    pub fn len(&self) -> usize {
-        self.items.len()
-    }
-    #[cfg(test)]
-    pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
     }
 }
 
 /// One step of one thread.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Step {
-    pub g: u32,
-    pub l: u32,
+pub(crate) struct Step {
+    pub(crate) g: u32,
+    pub(crate) l: u32,
     /// Transition index within the thread's template.
-    pub trans: u32,
+    pub(crate) trans: u32,
 }
 
 /// A thread's successors from one `(g, l)`, plus the first run-time model
 /// error met while computing them (that transition then has no successor).
 #[derive(Debug, Default)]
-pub struct Succs {
-    pub steps: Vec<Step>,
-    pub error: Option<(u32, String)>,
+pub(crate) struct Succs {
+    pub(crate) steps: Vec<Step>,
+    pub(crate) error: Option<(u32, String)>,
 }
 
 /// Mutable exploration context over a program: store interners and the
 /// successor memo. Engines own one each.
-pub struct Explorer<'p> {
-    pub prog: &'p Program,
-    pub globals: Interner,
+pub(crate) struct Explorer<'p> {
+    pub(crate) prog: &'p Program,
+    pub(crate) globals: Interner,
     /// Local stores, one interner per template.
-    pub locals: Vec<Interner>,
+    pub(crate) locals: Vec<Interner>,
     /// Threads whose successors coincide share a memo class: instances of a
     /// template whose code never reads `tid`.
     class_of: Vec<usize>,
@@ -76,7 +68,7 @@ pub struct Explorer<'p> {
 const MEMO_LIMIT: usize = 4_000_000;
 
 impl<'p> Explorer<'p> {
-    pub fn new(prog: &'p Program) -> Explorer<'p> {
+    pub(crate) fn new(prog: &'p Program) -> Explorer<'p> {
         let mut class_of = Vec::new();
         let mut classes = 0;
         let mut template_class: Vec<Option<usize>> = vec![None; prog.templates.len()];
@@ -108,32 +100,27 @@ impl<'p> Explorer<'p> {
 
     /// Turns successor memoisation off, for engines that step each
     /// `(thread, g, l)` once anyway (thread-modular).
-    pub fn without_memo(mut self) -> Self {
+    pub(crate) fn without_memo(mut self) -> Self {
         self.memo_limit = 0;
         self
     }
 
-    #[cfg(test)]
-    pub fn n_threads(&self) -> usize {
-        self.prog.threads.len()
-    }
-
-    pub fn template_id(&self, thread: usize) -> usize {
+    pub(crate) fn template_id(&self, thread: usize) -> usize {
         self.prog.threads[thread].template as usize
     }
 
-    pub fn local(&self, thread: usize, l: u32) -> &[Val] {
+    pub(crate) fn local(&self, thread: usize, l: u32) -> &[Val] {
         self.locals[self.template_id(thread)].get(l)
     }
 
-    pub fn intern_local(&mut self, thread: usize, store: &[Val]) -> u32 {
+    pub(crate) fn intern_local(&mut self, thread: usize, store: &[Val]) -> u32 {
         let t = self.template_id(thread);
         self.locals[t].intern(store)
     }
 
     /// The initial states: every initial global store with every combination
     /// of the threads' initial local stores.
-    pub fn initial_states(&mut self) -> Vec<(u32, Vec<u32>)> {
+    pub(crate) fn initial_states(&mut self) -> Vec<(u32, Vec<u32>)> {
         let prog = self.prog;
         let gs: Vec<u32> = prog
             .init_globals
@@ -166,7 +153,7 @@ impl<'p> Explorer<'p> {
 
     /// The initial thread states `(g, l)` of one thread (projections of the
     /// initial states).
-    pub fn initial_thread_states(&mut self, thread: usize) -> Vec<(u32, u32)> {
+    pub(crate) fn initial_thread_states(&mut self, thread: usize) -> Vec<(u32, u32)> {
         let prog = self.prog;
         let gs: Vec<u32> = prog
             .init_globals
@@ -186,7 +173,7 @@ impl<'p> Explorer<'p> {
 
     /// Successors of `thread` from global store `g` and local store `l`
     /// (the rule T(t, g, l, g', l') of the papers).
-    pub fn successors(&mut self, thread: usize, g: u32, l: u32) -> Arc<Succs> {
+    pub(crate) fn successors(&mut self, thread: usize, g: u32, l: u32) -> Arc<Succs> {
         let class = self.class_of[thread];
         if let Some(s) = self.memo[class].get(&(g, l)) {
             return s.clone();
@@ -201,13 +188,13 @@ impl<'p> Explorer<'p> {
 
     /// Threads in one memo class have the same successors from the same
     /// `(g, l)`.
-    pub fn memo_class(&self, thread: usize) -> usize {
+    pub(crate) fn memo_class(&self, thread: usize) -> usize {
         self.class_of[thread]
     }
 
     /// The successors of a memo class from `(g, l)` if they are memoised: a
     /// read-only lookup, shared by the workers of a parallel search.
-    pub fn memoised(&self, class: usize, g: u32, l: u32) -> Option<&Succs> {
+    pub(crate) fn memoised(&self, class: usize, g: u32, l: u32) -> Option<&Succs> {
         self.memo[class].get(&(g, l)).map(|s| &**s)
     }
 
@@ -226,7 +213,6 @@ impl<'p> Explorer<'p> {
             }
             let ctx = Ctx {
                 g: &gs,
-                thread,
                 tid: th.tid,
                 template: th.template as usize,
                 l: &ls,
@@ -280,14 +266,14 @@ type RendezvousResult = (Vec<Val>, Vec<Val>, Vec<Val>);
 
 /// One rendezvous: a sender's and a receiver's transitions fired together.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SyncStep {
-    pub sender: usize,
-    pub send_trans: u32,
-    pub receiver: usize,
-    pub recv_trans: u32,
-    pub g: u32,
-    pub l_send: u32,
-    pub l_recv: u32,
+pub(crate) struct SyncStep {
+    pub(crate) sender: usize,
+    pub(crate) send_trans: u32,
+    pub(crate) receiver: usize,
+    pub(crate) recv_trans: u32,
+    pub(crate) g: u32,
+    pub(crate) l_send: u32,
+    pub(crate) l_recv: u32,
 }
 
 impl Explorer<'_> {
@@ -296,7 +282,7 @@ impl Explorer<'_> {
     /// guards. The value is evaluated in the sender's state; then the
     /// sender's effects run, then the receive and the receiver's effects.
     /// Also returns the first run-time model error met.
-    pub fn sync_steps(&mut self, g: u32, locals: &[u32]) -> (Vec<SyncStep>, Option<String>) {
+    pub(crate) fn sync_steps(&mut self, g: u32, locals: &[u32]) -> (Vec<SyncStep>, Option<String>) {
         let prog = self.prog;
         let gs: Vec<Val> = self.globals.get(g).to_vec();
         let mut sends = Vec::new();
@@ -311,7 +297,6 @@ impl Explorer<'_> {
                 let Some(op) = &tr.sync else { continue };
                 let ctx = Ctx {
                     g: &gs,
-                    thread: t,
                     tid: th.tid,
                     template: th.template as usize,
                     l: ls,
@@ -457,7 +442,6 @@ fn execute(
     };
     let ctx = Ctx {
         g,
-        thread,
         tid,
         template,
         l,
@@ -506,7 +490,7 @@ fn cell(i: &CExpr, len: u32, name: &str, ctx: &Ctx) -> Result<u32, EvalError> {
 }
 
 /// Does any transition of the template read `tid`?
-pub fn uses_tid(t: &super::Template) -> bool {
+pub(crate) fn uses_tid(t: &super::Template) -> bool {
     let mut found = false;
     let mut check = |e: &CExpr| {
         e.visit(&mut |x| {

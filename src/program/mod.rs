@@ -2,30 +2,30 @@
 //! transitions, thread instances, properties and exception entries. Built by
 //! `model::load`; read (never modified) by every engine.
 
-pub mod cexpr;
-pub mod explore;
-pub mod ops;
-pub mod ranges;
+pub(crate) mod cexpr;
+pub(crate) mod explore;
+pub(crate) mod ops;
+pub(crate) mod ranges;
 
-pub use cexpr::{CExpr, Ctx, EvalError, StateView, Val};
-pub use explore::{Explorer, Succs};
+pub(crate) use cexpr::{CExpr, Ctx, EvalError, StateView, Val};
+pub(crate) use explore::{Explorer, Succs};
 
 /// The domain of one scalar (a variable or an array cell).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Domain {
-    pub min: i64,
-    pub max: i64,
-    pub is_bool: bool,
+pub(crate) struct Domain {
+    pub(crate) min: i64,
+    pub(crate) max: i64,
+    pub(crate) is_bool: bool,
 }
 
 impl Domain {
-    pub fn contains(&self, v: i64) -> bool {
+    pub(crate) fn contains(&self, v: i64) -> bool {
         (self.min..=self.max).contains(&v)
     }
-    pub fn size(&self) -> u64 {
+    pub(crate) fn size(&self) -> u64 {
         (self.max - self.min + 1) as u64
     }
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         if self.is_bool {
             "bool".into()
         } else {
@@ -37,26 +37,26 @@ impl Domain {
 /// A variable: a scalar, or an array of `len` cells, stored in consecutive
 /// slots from `slot`.
 #[derive(Clone, Debug)]
-pub struct Var {
-    pub name: String,
-    pub domain: Domain,
-    pub len: Option<u32>,
-    pub slot: u32,
+pub(crate) struct Var {
+    pub(crate) name: String,
+    pub(crate) domain: Domain,
+    pub(crate) len: Option<u32>,
+    pub(crate) slot: u32,
 }
 
 /// Variables laid out in slots. For local stores, slot 0 is the pc.
 #[derive(Clone, Debug, Default)]
-pub struct Layout {
-    pub vars: Vec<Var>,
-    pub slots: u32,
+pub(crate) struct Layout {
+    pub(crate) vars: Vec<Var>,
+    pub(crate) slots: u32,
 }
 
 impl Layout {
-    pub fn find(&self, name: &str) -> Option<&Var> {
+    pub(crate) fn find(&self, name: &str) -> Option<&Var> {
         self.vars.iter().find(|v| v.name == name)
     }
     /// Renders a store as `name=value` pairs (arrays as `[a,b,c]`).
-    pub fn render(&self, store: &[Val]) -> Vec<(String, serde_json::Value)> {
+    pub(crate) fn render(&self, store: &[Val]) -> Vec<(String, serde_json::Value)> {
         self.vars
             .iter()
             .map(|v| {
@@ -80,7 +80,7 @@ impl Layout {
 
 /// Where an assignment writes.
 #[derive(Clone, Debug)]
-pub enum Target {
+pub(crate) enum Target {
     Global(u32),
     Local(u32),
     /// Array cell: first slot, length, index expression.
@@ -89,35 +89,35 @@ pub enum Target {
 }
 
 #[derive(Clone, Debug)]
-pub struct Action {
-    pub target: Target,
+pub(crate) struct Action {
+    pub(crate) target: Target,
     /// The target variable's name and domain, for range checks and messages.
-    pub var: String,
-    pub domain: Domain,
+    pub(crate) var: String,
+    pub(crate) domain: Domain,
     /// `None` means `any`.
-    pub rhs: Option<CExpr>,
+    pub(crate) rhs: Option<CExpr>,
 }
 
 #[derive(Clone, Debug)]
-pub struct Transition {
+pub(crate) struct Transition {
     /// Index of the transition within its template.
-    pub index: u32,
-    pub from: Vec<u16>,
-    pub to: u16,
-    pub guard: Option<CExpr>,
-    pub actions: Vec<Action>,
-    pub assert: Option<CExpr>,
-    pub label: String,
+    pub(crate) index: u32,
+    pub(crate) from: Vec<u16>,
+    pub(crate) to: u16,
+    pub(crate) guard: Option<CExpr>,
+    pub(crate) actions: Vec<Action>,
+    pub(crate) assert: Option<CExpr>,
+    pub(crate) label: String,
     /// `threads[i].transitions[j]`, for messages.
-    pub path: String,
+    pub(crate) path: String,
     /// A rendezvous: the transition fires only together with a matching
     /// one of another thread (DVE's synchronous channels).
-    pub sync: Option<SyncOp>,
+    pub(crate) sync: Option<SyncOp>,
 }
 
 /// One side of a rendezvous on a channel.
 #[derive(Clone, Debug)]
-pub enum SyncOp {
+pub(crate) enum SyncOp {
     /// `c!e`: offers the value of `e` (or nothing).
     Send { channel: u32, value: Option<CExpr> },
     /// `c?x`: stores the offered value in the target (an action whose
@@ -129,23 +129,22 @@ pub enum SyncOp {
 }
 
 #[derive(Clone, Debug)]
-pub struct Template {
-    pub name: String,
-    pub count: u32,
-    pub locations: Vec<String>,
-    pub groups: Vec<(String, Vec<u16>)>,
-    pub locals: Layout,
-    pub start: u16,
-    pub transitions: Vec<Transition>,
+pub(crate) struct Template {
+    pub(crate) name: String,
+    pub(crate) count: u32,
+    pub(crate) locations: Vec<String>,
+    pub(crate) locals: Layout,
+    pub(crate) start: u16,
+    pub(crate) transitions: Vec<Transition>,
     /// Transitions leaving each location, by location index.
-    pub outgoing: Vec<Vec<u32>>,
+    pub(crate) outgoing: Vec<Vec<u32>>,
     /// Initial local stores (several when a local starts as `any`).
-    pub init: Vec<Box<[Val]>>,
+    pub(crate) init: Vec<Box<[Val]>>,
 }
 
 impl Template {
     /// Renders a local store: pc name, then the locals.
-    pub fn render_local(&self, l: &[Val]) -> Vec<(String, serde_json::Value)> {
+    pub(crate) fn render_local(&self, l: &[Val]) -> Vec<(String, serde_json::Value)> {
         let mut out = vec![(
             "pc".to_string(),
             serde_json::Value::from(self.locations[l[0] as usize].clone()),
@@ -153,32 +152,18 @@ impl Template {
         out.extend(self.locals.render(l));
         out
     }
-    /// Compact text form: `loc` or `loc(k=1,j=0)`.
-    pub fn show_local(&self, l: &[Val]) -> String {
-        let loc = &self.locations[l[0] as usize];
-        if self.locals.vars.is_empty() {
-            return loc.clone();
-        }
-        let vars: Vec<String> = self
-            .locals
-            .render(l)
-            .into_iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect();
-        format!("{loc}({})", vars.join(","))
-    }
 }
 
 #[derive(Clone, Debug)]
-pub struct Thread {
-    pub name: String,
-    pub template: u32,
+pub(crate) struct Thread {
+    pub(crate) name: String,
+    pub(crate) template: u32,
     /// 1-based position among all threads.
-    pub tid: i64,
+    pub(crate) tid: i64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PropertyKind {
+pub(crate) enum PropertyKind {
     Error,
     Invariant,
     /// Built from the transitions' `assert` fields.
@@ -186,26 +171,25 @@ pub enum PropertyKind {
 }
 
 #[derive(Clone, Debug)]
-pub struct Property {
-    pub name: String,
-    pub kind: PropertyKind,
+pub(crate) struct Property {
+    pub(crate) name: String,
+    pub(crate) kind: PropertyKind,
     /// The source text as written (for messages and reports).
-    pub source: String,
+    pub(crate) source: String,
     /// The error predicate (for invariants, the negation).
-    pub error: CExpr,
+    pub(crate) error: CExpr,
 }
 
 /// One exception entry, compiled: a global condition and either one product
 /// (per-thread local predicates) or the `one`/`others` family.
 #[derive(Clone, Debug)]
-pub struct ExceptionEntry {
-    pub when: Option<CExpr>,
-    pub shape: ExceptionShape,
-    pub path: String,
+pub(crate) struct ExceptionEntry {
+    pub(crate) when: Option<CExpr>,
+    pub(crate) shape: ExceptionShape,
 }
 
 #[derive(Clone, Debug)]
-pub enum ExceptionShape {
+pub(crate) enum ExceptionShape {
     /// Per thread (by index), `None` = all local stores.
     Product(Vec<Option<CExpr>>),
     /// Exactly one thread of `over` (or any) satisfies `one`, every other
@@ -218,32 +202,23 @@ pub enum ExceptionShape {
 }
 
 #[derive(Clone, Debug)]
-pub struct Program {
-    pub name: String,
-    pub description: String,
-    pub params: Vec<(String, i64)>,
-    pub globals: Layout,
+pub(crate) struct Program {
+    pub(crate) name: String,
+    pub(crate) description: String,
+    pub(crate) params: Vec<(String, i64)>,
+    pub(crate) globals: Layout,
     /// Initial global stores (several when a global starts as `any`).
-    pub init_globals: Vec<Box<[Val]>>,
-    pub templates: Vec<Template>,
-    pub threads: Vec<Thread>,
-    pub properties: Vec<Property>,
-    pub exceptions: Vec<ExceptionEntry>,
+    pub(crate) init_globals: Vec<Box<[Val]>>,
+    pub(crate) templates: Vec<Template>,
+    pub(crate) threads: Vec<Thread>,
+    pub(crate) properties: Vec<Property>,
+    pub(crate) exceptions: Vec<ExceptionEntry>,
     /// Synchronous channels (rendezvous), by name.
-    pub channels: Vec<String>,
+    pub(crate) channels: Vec<String>,
 }
 
 impl Program {
-    pub fn template_of(&self, thread: usize) -> &Template {
+    pub(crate) fn template_of(&self, thread: usize) -> &Template {
         &self.templates[self.threads[thread].template as usize]
-    }
-    /// Compact text of a global store: `x=1 y=0 turn=1`.
-    pub fn show_global(&self, g: &[Val]) -> String {
-        self.globals
-            .render(g)
-            .into_iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join(" ")
     }
 }

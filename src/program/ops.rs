@@ -3,7 +3,7 @@
 //! importing `model`.
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum UnOp {
+pub(crate) enum UnOp {
     Not,
     Neg,
     BitNot,
@@ -12,7 +12,7 @@ pub enum UnOp {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BinOp {
+pub(crate) enum BinOp {
     Add,
     Sub,
     Mul,
@@ -35,7 +35,7 @@ pub enum BinOp {
 }
 
 impl BinOp {
-    pub fn symbol(self) -> &'static str {
+    pub(crate) fn symbol(self) -> &'static str {
         match self {
             BinOp::Add => "+",
             BinOp::Sub => "-",
@@ -58,13 +58,13 @@ impl BinOp {
             BinOp::Shr => ">>",
         }
     }
-    pub fn is_comparison(self) -> bool {
+    pub(crate) fn is_comparison(self) -> bool {
         matches!(
             self,
             BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
         )
     }
-    pub fn is_logical(self) -> bool {
+    pub(crate) fn is_logical(self) -> bool {
         matches!(self, BinOp::And | BinOp::Or | BinOp::Implies)
     }
 }

@@ -23,19 +23,19 @@
 //! declared range.
 
 use super::cexpr::CExpr;
-use super::{Layout, Program, Target, Transition};
 use super::ops::{BinOp, UnOp};
+use super::{Layout, Program, Target, Transition};
 
 /// A closed interval of values.
-pub type Interval = (i64, i64);
+pub(crate) type Interval = (i64, i64);
 
 /// Inferred intervals, per slot: globals, and per template and location its
 /// local store's slots (slot 0, the pc, is the location itself); `None` for
 /// a location no run reaches.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Ranges {
-    pub globals: Vec<Interval>,
-    pub locals: Vec<Vec<Option<Vec<Interval>>>>,
+pub(crate) struct Ranges {
+    pub(crate) globals: Vec<Interval>,
+    pub(crate) locals: Vec<Vec<Option<Vec<Interval>>>>,
 }
 
 /// Exact rounds before a still-growing bound is widened to the declared one.
@@ -65,13 +65,13 @@ fn join_at(a: &Option<Vec<Interval>>, b: &Option<Vec<Interval>>) -> Option<Vec<I
 
 impl Ranges {
     /// The declared ranges, as the analysis's fallback and upper bound.
-    pub fn declared(prog: &Program) -> Ranges {
+    pub(crate) fn declared(prog: &Program) -> Ranges {
         let env = Env::declared(prog);
         env.to_slots(prog)
     }
 
     /// Does the state (globals, per-thread local stores) lie inside?
-    pub fn contain(&self, g: &[super::Val], ls: &[Vec<super::Val>], prog: &Program) -> bool {
+    pub(crate) fn contain(&self, g: &[super::Val], ls: &[Vec<super::Val>], prog: &Program) -> bool {
         inside(g, &self.globals)
             && ls.iter().enumerate().all(|(t, l)| {
                 let at = self.locals[prog.threads[t].template as usize].get(l[0] as usize);
@@ -81,7 +81,7 @@ impl Ranges {
 
     /// Per reached location of a template, the intervals of its local
     /// store's slots (the pc fixed to the location).
-    pub fn local_boxes(&self, template: usize) -> Vec<&[Interval]> {
+    pub(crate) fn local_boxes(&self, template: usize) -> Vec<&[Interval]> {
         self.locals[template]
             .iter()
             .flatten()
@@ -91,7 +91,7 @@ impl Ranges {
 
     /// The inferred ranges of the model (the declared ones for models with
     /// channels, whose rendezvous the analysis does not model).
-    pub fn infer(prog: &Program) -> Ranges {
+    pub(crate) fn infer(prog: &Program) -> Ranges {
         if !prog.channels.is_empty() {
             return Ranges::declared(prog);
         }
@@ -600,4 +600,53 @@ fn binop(op: BinOp, (a, b): Interval, (c, d): Interval) -> Option<Interval> {
         }
         BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interval_arithmetic_contains_every_result() {
+        let samples: Vec<Interval> =
+            vec![(0, 0), (0, 3), (-2, 2), (1, 9), (-5, -1), (3, 3), (0, 255)];
+        let ops = [
+            BinOp::Add,
+            BinOp::Sub,
+            BinOp::Mul,
+            BinOp::Div,
+            BinOp::Rem,
+            BinOp::Eq,
+            BinOp::Ne,
+            BinOp::Lt,
+            BinOp::Le,
+            BinOp::Gt,
+            BinOp::Ge,
+            BinOp::And,
+            BinOp::Or,
+            BinOp::Implies,
+            BinOp::BitAnd,
+            BinOp::BitOr,
+            BinOp::BitXor,
+        ];
+        for op in ops {
+            for &x in &samples {
+                for &y in &samples {
+                    let Some((lo, hi)) = binop(op, x, y) else {
+                        continue;
+                    };
+                    for u in x.0..=x.1 {
+                        for v in y.0..=y.1 {
+                            if let Ok(r) = super::super::cexpr::binop(op, u, v) {
+                                assert!(
+                                    lo <= r && r <= hi,
+                                    "{op:?} {x:?} {y:?}: {u} {v} gives {r}, outside [{lo}, {hi}]"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

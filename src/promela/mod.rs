@@ -36,20 +36,20 @@ use crate::program::Program;
 use std::cell::Cell;
 
 /// SPIN runs at most 255 processes; two are `init` and the monitor.
-pub const MAX_THREADS: usize = 253;
+pub(crate) const MAX_THREADS: usize = 253;
 
 #[derive(Clone, Debug, Default)]
-pub struct Options {
+pub(crate) struct Options {
     /// Property names to export; empty means all. Model errors are always
     /// checked (they are asserts in the process code).
-    pub properties: Vec<String>,
+    pub(crate) properties: Vec<String>,
 }
 
 /// The exported model and what the user should know about it.
 #[derive(Clone, Debug)]
-pub struct Export {
-    pub text: String,
-    pub warnings: Vec<String>,
+pub(crate) struct Export {
+    pub(crate) text: String,
+    pub(crate) warnings: Vec<String>,
 }
 
 /// Why a model cannot be exported; the text is what `weft convert` prints
@@ -65,12 +65,20 @@ pub enum Error {
         "the model has {threads} threads; SPIN runs at most 255 processes, so at most {max} threads can be exported (init and the monitor are the other two)",
         max = MAX_THREADS
     )]
-    TooManyThreads { threads: usize },
+    TooManyThreads {
+        /// The model's thread count.
+        threads: usize,
+    },
     /// A transition synchronises on a channel.
     #[error(
         "{path} (`{label}`) is a rendezvous on a channel; the Promela export does not support rendezvous yet"
     )]
-    Rendezvous { path: String, label: String },
+    Rendezvous {
+        /// Where in the model.
+        path: String,
+        /// The transition's label.
+        label: String,
+    },
     /// A bug in the exporter: an expression where the compiler never puts it.
     #[error("internal: {0}")]
     Internal(&'static str),
@@ -78,7 +86,7 @@ pub enum Error {
 
 /// Exports `prog` as a Promela model. Errors: an unknown property name, more
 /// threads than SPIN can run, a rendezvous (not supported yet).
-pub fn to_promela(prog: &Program, opts: &Options) -> Result<Export, Error> {
+pub(crate) fn to_promela(prog: &Program, opts: &Options) -> Result<Export, Error> {
     crate::engine::check_property_names(prog, &opts.properties)
         .map_err(|e| Error::UnknownProperty(e.to_string()))?;
     if prog.threads.len() > MAX_THREADS {

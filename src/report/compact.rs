@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 type Cube = Vec<BTreeSet<Val>>;
 
 /// Products of per-slot value sets whose union is exactly `stores`.
-pub fn cover(stores: &[Vec<Val>]) -> Vec<Cube> {
+pub(crate) fn cover(stores: &[Vec<Val>]) -> Vec<Cube> {
     let mut cubes: Vec<Cube> = stores
         .iter()
         .map(|s| s.iter().map(|&v| BTreeSet::from([v])).collect())
@@ -78,7 +78,7 @@ fn values(set: &BTreeSet<Val>, is_bool: bool) -> String {
 
 /// Renders a set of global stores as a disjunction of conjunctions; slots
 /// that take every value of their domain are left out.
-pub fn describe(layout: &Layout, stores: &[Vec<Val>]) -> String {
+pub(crate) fn describe(layout: &Layout, stores: &[Vec<Val>]) -> String {
     let names = slot_names(layout);
     let domains: Vec<_> = layout
         .vars
@@ -110,7 +110,7 @@ pub fn describe(layout: &Layout, stores: &[Vec<Val>]) -> String {
 /// grouped, and the stores they leave from are described as by `describe`:
 /// `m := 1  when  m = 0 ∧ x = 1`; edges that change nothing are
 /// `(no change)  when  …`.
-pub fn describe_edges(layout: &Layout, edges: &[(Vec<Val>, Vec<Val>)]) -> Vec<String> {
+pub(crate) fn describe_edges(layout: &Layout, edges: &[(Vec<Val>, Vec<Val>)]) -> Vec<String> {
     let names = slot_names(layout);
     let is_bool: Vec<bool> = layout
         .vars

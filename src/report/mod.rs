@@ -43,9 +43,6 @@ fn show_local(store: &Store) -> String {
     if store.len() <= 1 {
         return loc;
     }
-    let vars: Vec<String> = store[1..]
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
+    let vars: Vec<String> = store[1..].iter().map(|(k, v)| format!("{k}={v}")).collect();
     format!("{loc}({})", vars.join(","))
 }

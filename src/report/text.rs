@@ -59,7 +59,11 @@ fn witness(w: &Witness) -> String {
     );
     for t in &w.threads {
         if !t.derivation.is_empty() {
-            let lines: Vec<String> = t.derivation.iter().map(super::json::derivation_line).collect();
+            let lines: Vec<String> = t
+                .derivation
+                .iter()
+                .map(super::json::derivation_line)
+                .collect();
             out.push_str(&format!(
                 "    how {} gets there: {}\n",
                 t.thread,

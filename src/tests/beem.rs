@@ -4,10 +4,10 @@
 
 use super::common;
 
-use assert_cmd::Command;
-use std::path::{Path, PathBuf};
 use crate::engine::{self, CheckOptions};
 use crate::engine::{Mode, Verdict};
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
 
 fn data() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/beem")
@@ -71,8 +71,9 @@ fn published_state_and_transition_counts_are_reproduced() {
     for row in &rows {
         let path = data().join(&row.file);
         // The whole state space (no property: nothing stops the search).
-        let prog =
-            crate::model::load_any(&path, &[], None).unwrap_or_else(|d| panic!("{}", d.render()));
+        let prog = crate::model::load_any(&path, &[], None)
+            .map(crate::model::Model::into_program)
+            .unwrap_or_else(|d| panic!("{}", d.render()));
         let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
         assert_eq!(stat(&r, "states"), row.states, "{} states", row.file);
         if let Some(t) = row.transitions {
@@ -106,6 +107,7 @@ fn published_reachability_answers_are_reproduced_with_shortest_traces() {
     for row in rows().iter().filter(|r| !r.error.is_empty()) {
         let path = data().join(&row.file);
         let prog = crate::model::load_any(&path, &[], Some(&row.error))
+            .map(crate::model::Model::into_program)
             .unwrap_or_else(|d| panic!("{}", d.render()));
         let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
         let o = &r.outcomes[0];
@@ -188,6 +190,7 @@ fn a_buffered_channel_is_a_fifo_of_its_capacity() {
     std::fs::write(&path, src).unwrap();
     let check = |error: &str| {
         let prog = crate::model::load_any(&path, &[], Some(error))
+            .map(crate::model::Model::into_program)
             .unwrap_or_else(|d| panic!("{}", d.render()));
         engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap()
     };
@@ -207,7 +210,9 @@ fn a_buffered_channel_is_a_fifo_of_its_capacity() {
         Verdict::Safe
     );
     // Buffered channels are plain globals, so the abstract modes take them.
-    let prog = crate::model::load_any(&path, &[], Some("R.got == 2")).unwrap();
+    let prog = crate::model::load_any(&path, &[], Some("R.got == 2"))
+        .map(crate::model::Model::into_program)
+        .unwrap();
     assert!(engine::check(&prog, Mode::CartesianExc, &CheckOptions::default()).is_ok());
 }
 
@@ -338,14 +343,16 @@ fn a_rendezvous_passes_the_value_and_moves_both_threads_at_once() {
     assert_eq!(stat(&r, "states"), 2);
     assert_eq!(r.outcomes[0].verdict, Verdict::Unsafe);
     let step = &r.outcomes[0].trace.as_ref().unwrap().steps[0];
-    assert_eq!(step.partner.as_ref().map(|p| p.0.as_str()), Some("r"));
+    assert_eq!(step.partner.as_ref().map(|p| p.thread.as_str()), Some("r"));
 }
 
 fn dve_states(src: &str) -> (u64, Verdict) {
     let dir = common::temp_dir("dve");
     let path = dir.join(format!("m{}.dve", src.len()));
     std::fs::write(&path, src).unwrap();
-    let prog = crate::model::load_any(&path, &[], None).unwrap_or_else(|d| panic!("{}", d.render()));
+    let prog = crate::model::load_any(&path, &[], None)
+        .map(crate::model::Model::into_program)
+        .unwrap_or_else(|d| panic!("{}", d.render()));
     let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
     (stat(&r, "states"), r.outcomes.last().unwrap().verdict)
 }

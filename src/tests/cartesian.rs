@@ -3,11 +3,11 @@
 
 use super::common;
 
-use std::collections::BTreeMap;
-use crate::families::lock;
 use crate::engine::cartesian::{Cartesian, Exceptions};
 use crate::engine::{self, CheckOptions};
 use crate::engine::{Mode, Verdict};
+use crate::families::lock;
+use std::collections::BTreeMap;
 
 #[test]
 fn peterson_fixpoint_is_the_papers_x4_product_by_product() {
@@ -58,7 +58,7 @@ fn peterson_without_exceptions_is_the_thread_modular_result() {
     let r = engine::check(&prog, Mode::CartesianExc, &CheckOptions::default()).unwrap();
     assert_eq!(r.outcomes[0].verdict, Verdict::Unknown);
     let w = r.outcomes[0].witness.as_ref().unwrap();
-    assert!(w.threads.iter().all(|(_, l, _)| l == "D"));
+    assert!(w.threads.iter().all(|t| t.local[0].1 == "D"));
 }
 
 #[test]
@@ -126,7 +126,9 @@ fn exceptions_can_come_from_a_separate_file() {
     )
     .unwrap();
     let model = common::models_dir().join("peterson.json");
-    let prog = crate::model::load::load_with_exceptions(&model, &[], None, &file).unwrap();
+    let prog = crate::model::load::load_with_exceptions(&model, &[], None, &file)
+        .map(crate::model::Model::into_program)
+        .unwrap();
     assert_eq!(
         engine::check(&prog, Mode::CartesianExc, &CheckOptions::default())
             .unwrap()
@@ -136,7 +138,9 @@ fn exceptions_can_come_from_a_separate_file() {
     // Only two of the three: the proof fails.
     std::fs::write(&file, r#"{"exceptions": [{"when": "x == 1 && y == 1 && turn == 0", "threads": {"P1": "@B", "P2": "@D"}},
         {"when": "x == 1 && y == 1 && turn == 0", "threads": {"P1": "@C", "P2": "@C"}}]}"#).unwrap();
-    let prog = crate::model::load::load_with_exceptions(&model, &[], None, &file).unwrap();
+    let prog = crate::model::load::load_with_exceptions(&model, &[], None, &file)
+        .map(crate::model::Model::into_program)
+        .unwrap();
     assert_eq!(
         engine::check(&prog, Mode::CartesianExc, &CheckOptions::default())
             .unwrap()

@@ -1,11 +1,11 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+use crate::program::Explorer;
+use crate::program::Program;
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use crate::program::Explorer;
-use crate::program::Program;
 
 pub fn models_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("models")
@@ -20,11 +20,14 @@ pub fn temp_dir(tag: &str) -> PathBuf {
 
 pub fn load(name: &str) -> Program {
     let path = models_dir().join(name);
-    crate::model::load_file(&path, &[]).unwrap_or_else(|d| panic!("{}", d.render()))
+    crate::model::load_file(&path, &[])
+        .map(crate::model::Model::into_program)
+        .unwrap_or_else(|d| panic!("{}", d.render()))
 }
 
 pub fn load_value(v: &serde_json::Value) -> Program {
     crate::model::load_str(&v.to_string(), "generated.json", &[])
+        .map(crate::model::Model::into_program)
         .unwrap_or_else(|d| panic!("{}", d.render()))
 }
 
@@ -53,7 +56,9 @@ pub fn replay(path: &Path, property: &str, extra: &[&str]) {
         .find(|v| v["property"] == property)
         .unwrap_or_else(|| panic!("no result for {property}"));
     assert_eq!(line["verdict"], "unsafe");
-    let prog = crate::model::load_file(path, &[]).unwrap_or_else(|d| panic!("{}", d.render()));
+    let prog = crate::model::load_file(path, &[])
+        .map(crate::model::Model::into_program)
+        .unwrap_or_else(|d| panic!("{}", d.render()));
     let mut exp = Explorer::new(&prog);
     let obj = |vars: Vec<(String, Value)>| Value::Object(vars.into_iter().collect());
     // The initial state named by the trace.

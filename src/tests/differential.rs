@@ -8,13 +8,13 @@
 
 use super::common;
 
-use proptest::prelude::*;
-use serde_json::{Value, json};
 use crate::engine::cartesian::{Cartesian, Exceptions};
 use crate::engine::thread_modular::ThreadModular;
 use crate::engine::{self, CheckOptions};
 use crate::engine::{Mode, Verdict};
 use crate::program::{Program, Val};
+use proptest::prelude::*;
+use serde_json::{Value, json};
 
 const GUARDS: &[&str] = &[
     "true",

@@ -7,12 +7,12 @@
 //! These tests need `spin` and `gcc`. Without them they FAIL (never skip):
 //! install SPIN with `apt-get install -y spin`; .ci/run does it in CI.
 
-use assert_cmd::Command as Weft;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 use crate::engine::{self, CheckOptions};
 use crate::engine::{Mode, Verdict};
 use crate::program::Program;
+use assert_cmd::Command as Weft;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 fn require(tool: &str, arg: &str) {
     let ok = Command::new(tool)
@@ -150,6 +150,7 @@ fn cross_check(prog: &Program, spin_flags: &[&str]) -> (Verdict, u64, Pan) {
 
 fn load_value(v: &serde_json::Value) -> Program {
     crate::model::load_str(&v.to_string(), "x.json", &[])
+        .map(crate::model::Model::into_program)
         .unwrap_or_else(|d| panic!("{}", d.render()))
 }
 
@@ -159,6 +160,7 @@ fn models_dir() -> PathBuf {
 
 fn load_model(name: &str) -> Program {
     crate::model::load_file(&models_dir().join(name), &[])
+        .map(crate::model::Model::into_program)
         .unwrap_or_else(|d| panic!("{}", d.render()))
 }
 
@@ -363,7 +365,9 @@ fn model_errors_are_assertion_violations_in_spin() {
 #[test]
 fn beem_peterson_3_needs_o2_for_the_state_count() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/beem/dve/peterson.3.dve");
-    let prog = crate::model::load_any(&path, &[], None).unwrap_or_else(|d| panic!("{}", d.render()));
+    let prog = crate::model::load_any(&path, &[], None)
+        .map(crate::model::Model::into_program)
+        .unwrap_or_else(|d| panic!("{}", d.render()));
     let (verdict, states, pan) = cross_check(&prog, &["-o2"]);
     assert_eq!(
         (verdict, states, pan.stored),
@@ -374,6 +378,7 @@ fn beem_peterson_3_needs_o2_for_the_state_count() {
     assert!(hidden.stored < states, "{}", hidden.stored);
     // With the property, both find the mutual-exclusion violation.
     let prog = crate::model::load_any(&path, &[], Some("count(*: @CS) >= 2"))
+        .map(crate::model::Model::into_program)
         .unwrap_or_else(|d| panic!("{}", d.render()));
     let (verdict, _, _) = cross_check(&prog, &[]);
     assert_eq!(verdict, Verdict::Unsafe);

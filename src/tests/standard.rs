@@ -3,11 +3,11 @@
 
 use super::common;
 
-use assert_cmd::Command;
-use serde_json::Value;
-use crate::families::{lock, lock_state_count};
 use crate::engine::{self, CheckOptions};
 use crate::engine::{Mode, Verdict};
+use crate::families::{lock, lock_state_count};
+use assert_cmd::Command;
+use serde_json::Value;
 
 fn run(p: &crate::program::Program, jobs: usize) -> crate::RunReport {
     let opts = CheckOptions {
@@ -73,14 +73,16 @@ fn every_shipped_model_meets_its_expectations() {
         if path.extension().and_then(|e| e.to_str()) != Some("json") {
             continue;
         }
-        let prog = crate::model::load_file(&path, &[]).unwrap_or_else(|d| panic!("{}", d.render()));
+        let model =
+            crate::model::load_file(&path, &[]).unwrap_or_else(|d| panic!("{}", d.render()));
+        let prog = model.program();
         assert!(
-            !prog.expect.is_empty(),
+            !model.expect.is_empty(),
             "{} has no `expect`",
             path.display()
         );
-        for &(mode, verdict) in &prog.expect {
-            let r = engine::check(&prog, mode, &CheckOptions::default()).unwrap();
+        for &(mode, verdict) in &model.expect {
+            let r = engine::check(prog, mode, &CheckOptions::default()).unwrap();
             assert_eq!(
                 r.verdict(),
                 verdict,
@@ -302,8 +304,9 @@ fn shipped_model_counts_match_a_naive_search_with_any_number_of_jobs() {
         .map(|e| e.unwrap().path())
         .chain([beem.join("peterson.3.dve"), beem.join("at.1.dve")]);
     for path in paths {
-        let mut prog =
-            crate::model::load_any(&path, &[], None).unwrap_or_else(|d| panic!("{}", d.render()));
+        let mut prog = crate::model::load_any(&path, &[], None)
+            .map(crate::model::Model::into_program)
+            .unwrap_or_else(|d| panic!("{}", d.render()));
         // No property: the whole state space, not a search that stops early.
         prog.properties.clear();
         let expected = naive_count(&prog) as u64;

@@ -2,10 +2,10 @@
 
 use super::common;
 
-use serde_json::Value;
-use crate::families::{lock, lock_state_count};
 use crate::engine::{self, CheckOptions};
 use crate::engine::{Mode, Verdict};
+use crate::families::{lock, lock_state_count};
+use serde_json::Value;
 
 fn binomial(n: u128, k: u128) -> u128 {
     (0..k).fold(1, |r, i| r * (n - i) / (i + 1))
@@ -118,7 +118,8 @@ fn asymmetric_models_are_refused_with_the_reason() {
             ..Default::default()
         },
     )
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("`p` reads `tid`"), "{err}");
     let mut named = common::load_value(&lock(3, 1));
     named.properties = common::load_value(&serde_json::json!({
@@ -135,7 +136,8 @@ fn asymmetric_models_are_refused_with_the_reason() {
             ..Default::default()
         },
     )
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("names the instance `p[1]`"), "{err}");
     let err = engine::check(
         &common::load("lock.json"),
@@ -145,6 +147,7 @@ fn asymmetric_models_are_refused_with_the_reason() {
             ..Default::default()
         },
     )
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("standard only"), "{err}");
 }

@@ -2,12 +2,12 @@
 
 use super::common;
 
-use rustc_hash::FxHashSet;
-use crate::families::simple;
 use crate::engine::thread_modular::ThreadModular;
 use crate::engine::{self, CheckOptions};
 use crate::engine::{Mode, Verdict};
+use crate::families::simple;
 use crate::program::Val;
+use rustc_hash::FxHashSet;
 
 /// The paper's R for Simple(n), Section 1.1, as a predicate over
 /// (tid, m, x, pc).
@@ -112,7 +112,7 @@ fn simple_bool_raises_an_alarm_for_the_race() {
     let racing = w
         .threads
         .iter()
-        .filter(|(_, l, _)| ["2", "3", "4"].contains(&l.as_str()))
+        .filter(|t| ["2", "3", "4"].iter().any(|s| t.local[0].1 == *s))
         .count();
     assert!(racing >= 2, "{w:?}");
 }
@@ -131,9 +131,10 @@ fn peterson_alarm_is_both_threads_at_d_with_x_and_y_set() {
         .collect();
     assert_eq!(&g[..2], &[("x".to_string(), 1), ("y".to_string(), 1)]);
     assert!(
-        w.threads
-            .iter()
-            .all(|(_, l, d)| l == "D" && d.first().is_some_and(|s| s.starts_with("init"))),
+        w.threads.iter().all(|t| t.local[0].1 == "D"
+            && t.derivation
+                .first()
+                .is_some_and(|d| d.by == crate::Derived::Init)),
         "{w:?}"
     );
 }
@@ -146,11 +147,14 @@ fn the_witness_derivation_starts_at_init_and_ends_at_the_error_state() {
         .witness
         .as_ref()
         .expect("lock(3,2) raises an alarm");
-    for (_, local, derivation) in &w.threads {
-        assert!(derivation[0].starts_with("init"));
+    for t in &w.threads {
+        assert_eq!(t.derivation[0].by, crate::Derived::Init);
+        let last = t.derivation.last().unwrap();
         assert!(
-            derivation.last().unwrap().ends_with(local.as_str()),
-            "{derivation:?} should end at {local}"
+            last.local == t.local && last.global == w.globals,
+            "{:?} should end at {:?}",
+            t.derivation,
+            t.local
         );
     }
 }
@@ -244,6 +248,7 @@ fn check_lock_24(mode: Mode, error: &str) -> Result<crate::RunReport, String> {
     let mut m = crate::families::lock(24, 1);
     m["properties"] = serde_json::json!([{"name": "e", "error": error}]);
     engine::check(&common::load_value(&m), mode, &CheckOptions::default())
+        .map_err(|e| e.to_string())
 }
 
 #[test]

@@ -7,7 +7,7 @@ use crate::bench::record::Record;
 use serde_json::{Value, json};
 
 /// report.json.
-pub fn to_json(b: &Bench) -> Value {
+pub(crate) fn to_json(b: &Bench) -> Value {
     json!({
         "format": "weft-bench/1",
         "command": b.command,

@@ -17,7 +17,7 @@ use crate::engine::Mode;
 use std::fmt::Write;
 
 /// report.md.
-pub fn to_markdown(b: &Bench) -> String {
+pub(crate) fn to_markdown(b: &Bench) -> String {
     let mut md = String::new();
     let recs = &b.records;
     let lock_only = all_lock(recs);

@@ -21,8 +21,8 @@ mod json;
 mod markdown;
 mod prose;
 
-pub use json::to_json;
-pub use markdown::to_markdown;
+pub(crate) use json::to_json;
+pub(crate) use markdown::to_markdown;
 
 use super::grid::{Family, Source};
 use super::harness::Limits;
@@ -31,23 +31,23 @@ use super::record::Record;
 use crate::engine::Mode;
 
 /// Everything a report is made of.
-pub struct Bench {
-    pub machine: Machine,
+pub(crate) struct Bench {
+    pub(crate) machine: Machine,
     /// The command line, as `weft bench ...`.
-    pub command: String,
-    pub preset: Option<String>,
-    pub repeat: u32,
-    pub limits: Limits,
+    pub(crate) command: String,
+    pub(crate) preset: Option<String>,
+    pub(crate) repeat: u32,
+    pub(crate) limits: Limits,
     /// `--jobs` of standard's children.
-    pub jobs: u16,
+    pub(crate) jobs: u16,
     /// Seconds since the Unix epoch at the start.
-    pub started_unix: u64,
+    pub(crate) started_unix: u64,
     /// Wall-clock seconds of the whole bench.
-    pub wall_s: f64,
-    pub records: Vec<Record>,
+    pub(crate) wall_s: f64,
+    pub(crate) records: Vec<Record>,
 }
 
-pub const SVG_NAME: &str = "time_vs_threads.svg";
+pub(crate) const SVG_NAME: &str = "time_vs_threads.svg";
 
 /// Columns of the Fig. 4 layout: the grid's thread counts.
 fn columns(recs: &[&Record]) -> Vec<Option<u32>> {

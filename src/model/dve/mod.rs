@@ -30,7 +30,7 @@ use serde_json::Value;
 
 /// Where the parts of the translated model come from in the DVE text, so
 /// that a diagnostic about the translation points at the DVE source.
-pub struct SourceMap {
+pub(crate) struct SourceMap {
     file: String,
     text: String,
     /// (JSON path in the translation, DVE span, what is there).
@@ -44,7 +44,7 @@ impl SourceMap {
 
     /// Re-points a diagnostic about the translated model at the DVE text:
     /// the DVE construct it came from, with the translation as a note.
-    pub fn relocate(&self, d: Box<Diagnostic>) -> Box<Diagnostic> {
+    pub(crate) fn relocate(&self, d: Box<Diagnostic>) -> Box<Diagnostic> {
         if d.path.starts_with("properties") {
             // The --error expression: the user's own text, positions intact.
             let mut d = d;
@@ -77,10 +77,10 @@ impl SourceMap {
 }
 
 /// A DVE model translated to weft/1.
-pub struct Translation {
-    pub model: Value,
-    pub warnings: Vec<String>,
-    pub map: SourceMap,
+pub(crate) struct Translation {
+    pub(crate) model: Value,
+    pub(crate) warnings: Vec<String>,
+    pub(crate) map: SourceMap,
 }
 
 /// Refuses a name declared twice in one scope, at its second declaration.
@@ -109,7 +109,7 @@ fn check_unique<'n>(
 
 /// Translates a DVE model to a weft/1 model. `error` is the property (weft's
 /// predicate language); without it, the model checks the state space only.
-pub fn to_weft(
+pub(crate) fn to_weft(
     text: &str,
     file: &str,
     error: Option<&str>,

@@ -2,15 +2,15 @@
 //! Every rejection is a `Diagnostic` naming the file, the JSON path and,
 //! for expressions, the position inside the expression.
 
+use super::Model;
 use super::diag::{Diagnostic, did_you_mean};
 use super::expr::{self, ExprKind, ParseError, Rhs};
 use super::json::{LResult, Node};
-use super::Model;
 use super::resolve::{Names, Resolver, Scope, Src, TplNames, Ty};
 use crate::engine::{Mode, Verdict};
 use crate::program::{
-    Action, CExpr, Domain, ExceptionEntry, ExceptionShape, Layout, Program, Property,
-    PropertyKind, SyncOp, Target, Template, Thread, Transition, Val, Var,
+    Action, CExpr, Domain, ExceptionEntry, ExceptionShape, Layout, Program, Property, PropertyKind,
+    SyncOp, Target, Template, Thread, Transition, Val, Var,
 };
 use serde_json::Value;
 use std::path::Path;
@@ -36,7 +36,7 @@ fn read_model(path: &Path, what: &str) -> LResult<(String, String)> {
 }
 
 /// Reads and compiles a model file. `params` are `--param` overrides.
-pub fn load_file(path: &Path, params: &[(String, i64)]) -> LResult<Model> {
+pub(crate) fn load_file(path: &Path, params: &[(String, i64)]) -> LResult<Model> {
     let (file, text) = read_model(path, "model")?;
     load_str(&text, &file, params)
 }
@@ -44,7 +44,11 @@ pub fn load_file(path: &Path, params: &[(String, i64)]) -> LResult<Model> {
 /// Reads a model of either kind: weft/1 JSON, or DVE (by the `.dve`
 /// extension), translated first. `error`, if given, replaces the model's
 /// properties with one named `error` (the `--error` option).
-pub fn load_any(path: &Path, params: &[(String, i64)], error: Option<&str>) -> LResult<Model> {
+pub(crate) fn load_any(
+    path: &Path,
+    params: &[(String, i64)],
+    error: Option<&str>,
+) -> LResult<Model> {
     Ok(load_any_with_names(path, params, error)?.0)
 }
 
@@ -72,7 +76,7 @@ fn load_any_with_names(
 }
 
 /// The model at `path` as weft/1 JSON (DVE translated), with warnings.
-pub fn to_json(path: &Path, error: Option<&str>) -> LResult<(Value, Vec<String>)> {
+pub(crate) fn to_json(path: &Path, error: Option<&str>) -> LResult<(Value, Vec<String>)> {
     let (value, warnings, _) = translate(path, error)?;
     Ok((value, warnings))
 }
@@ -99,7 +103,7 @@ fn translate(
 }
 
 /// Compiles a model from its JSON text; `file` is used in messages.
-pub fn load_str(text: &str, file: &str, params: &[(String, i64)]) -> LResult<Model> {
+pub(crate) fn load_str(text: &str, file: &str, params: &[(String, i64)]) -> LResult<Model> {
     Ok(load_with_names(text, file, params)?.0)
 }
 
@@ -117,7 +121,7 @@ fn load_with_names(text: &str, file: &str, params: &[(String, i64)]) -> LResult<
 /// Reads a model as `load_any` does and replaces its exception set with
 /// the one in `exceptions` (a JSON array of entries, or an object with an
 /// `exceptions` array, as in a model file).
-pub fn load_with_exceptions(
+pub(crate) fn load_with_exceptions(
     path: &Path,
     params: &[(String, i64)],
     error: Option<&str>,

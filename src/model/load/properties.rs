@@ -165,11 +165,7 @@ impl<'a> Loader<'a> {
                 (_, None, Some(_)) => return Err(e.err("`others` needs `one` (the predicate exactly one thread satisfies)")),
                 _ => return Err(e.err("an exception entry has either `threads` or `one`/`others`, not both")),
             };
-            out.push(ExceptionEntry {
-                when,
-                shape,
-                path: e.path.clone(),
-            });
+            out.push(ExceptionEntry { when, shape });
         }
         Ok(out)
     }

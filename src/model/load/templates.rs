@@ -299,7 +299,6 @@ impl<'a> Loader<'a> {
             name: names.name.clone(),
             count: raw.count,
             locations: names.locations.clone(),
-            groups: names.groups.clone(),
             locals: names.locals.clone(),
             start: raw.start,
             transitions,
