@@ -14,6 +14,14 @@ use crate::program::{EvalError, Explorer, Program};
 use crate::property::Decider;
 use std::time::Instant;
 
+/// Decides a property on one product: the global store and, per thread,
+/// the candidate local stores; `Some(choice)` picks an error state.
+pub(crate) type Decide<'a> = dyn FnMut(u32, &[&[u32]]) -> Result<Option<Vec<u32>>, EvalError> + 'a;
+
+/// An error state found in a fixpoint: the global store, one local store
+/// per thread, and which part of the fixpoint held it.
+pub(crate) type Found = Option<(u32, Vec<u32>, &'static str)>;
+
 /// A computed abstract fixpoint, as the shared tail sees it.
 pub(crate) trait AbstractFixpoint<'p> {
     /// The mode that computed it.
@@ -23,10 +31,7 @@ pub(crate) trait AbstractFixpoint<'p> {
     /// Calls `decide` on each product (global store, candidate local stores
     /// per thread) until it finds an error state; returns the global store,
     /// the thread-by-thread choice, and which part of the fixpoint held it.
-    fn find_error(
-        &self,
-        decide: &mut dyn FnMut(u32, &[&[u32]]) -> Result<Option<Vec<u32>>, EvalError>,
-    ) -> Result<Option<(u32, Vec<u32>, &'static str)>, EvalError>;
+    fn find_error(&self, decide: &mut Decide) -> Result<Found, EvalError>;
     /// Why the computation stopped early (a budget), if it did.
     fn stopped(&self) -> Option<&str>;
     /// The witness of an alarm at `g` with one local store per thread.

@@ -13,7 +13,7 @@
 //! is computed once. A worklist of global stores re-processes only the g
 //! whose product grew, and only what grew (see `Cartesian::round`).
 
-use super::abstract_report::{self, AbstractFixpoint};
+use super::abstract_report::{self, AbstractFixpoint, Decide, Found};
 use super::error::CheckError;
 use super::exceptions::{BitSet, ExceptionSet, Product, Removals, Subtraction};
 use super::result::{
@@ -587,10 +587,7 @@ impl<'p> AbstractFixpoint<'p> for Cartesian<'p> {
 
     /// γ_E(γ_cart X) = γ_cart(X) ∪ E: the Cartesian part's products and E's,
     /// by global store.
-    fn find_error(
-        &self,
-        decide: &mut dyn FnMut(u32, &[&[u32]]) -> Result<Option<Vec<u32>>, EvalError>,
-    ) -> Result<Option<(u32, Vec<u32>, &'static str)>, EvalError> {
+    fn find_error(&self, decide: &mut Decide) -> Result<Found, EvalError> {
         let mut products: Vec<(u32, &Product, &'static str)> = self
             .x
             .iter()

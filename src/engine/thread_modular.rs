@@ -10,7 +10,7 @@
 //! re-iteration. An error is reported when some error state (g, l_1..l_n)
 //! has R(t, g, l_t) for every t (decided per g by `property::Decider`).
 
-use super::abstract_report::{self, AbstractFixpoint};
+use super::abstract_report::{self, AbstractFixpoint, Decide, Found};
 use super::error::CheckError;
 use super::result::{
     Derivation, Derived, GuaranteeEdge, Invariant, InvariantForm, ReachFact, RunReport, Stats,
@@ -294,10 +294,7 @@ impl<'p> AbstractFixpoint<'p> for ThreadModular<'p> {
 
     /// The products are the global stores every thread reaches, with each
     /// thread's local stores there.
-    fn find_error(
-        &self,
-        decide: &mut dyn FnMut(u32, &[&[u32]]) -> Result<Option<Vec<u32>>, EvalError>,
-    ) -> Result<Option<(u32, Vec<u32>, &'static str)>, EvalError> {
+    fn find_error(&self, decide: &mut Decide) -> Result<Found, EvalError> {
         for g in self.common_globals() {
             let cands: Vec<&[u32]> = (0..self.exp.prog.threads.len())
                 .map(|t| self.reach_by_g[t][&g].as_slice())

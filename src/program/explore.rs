@@ -231,7 +231,6 @@ impl<'p> Explorer<'p> {
                     execute(
                         &tr.actions,
                         th.tid,
-                        thread,
                         th.template as usize,
                         &mut g2,
                         &mut l2,
@@ -388,7 +387,6 @@ impl Explorer<'_> {
         execute(
             &send.actions,
             th1.tid,
-            t1,
             tp1,
             &mut g1,
             &mut l1,
@@ -414,7 +412,7 @@ impl Explorer<'_> {
             l1[0] = send.to as Val;
             let mut l2 = self.locals[tp2].get(locals[t2]).to_vec();
             let mut done = Vec::new();
-            execute(&recv_actions, th2.tid, t2, tp2, &mut g2, &mut l2, &mut done)
+            execute(&recv_actions, th2.tid, tp2, &mut g2, &mut l2, &mut done)
                 .map_err(|e| fail(recv, e))?;
             for (g3, mut l2) in done {
                 l2[0] = recv.to as Val;
@@ -430,7 +428,6 @@ impl Explorer<'_> {
 fn execute(
     actions: &[Action],
     tid: i64,
-    thread: usize,
     template: usize,
     g: &mut Vec<Val>,
     l: &mut Vec<Val>,
@@ -472,7 +469,7 @@ fn execute(
         let store = if is_global { &mut *g } else { &mut *l };
         let old = store[slot as usize];
         store[slot as usize] = v as Val;
-        execute(rest, tid, thread, template, g, l, out)?;
+        execute(rest, tid, template, g, l, out)?;
         let store = if is_global { &mut *g } else { &mut *l };
         store[slot as usize] = old;
     }

@@ -4,8 +4,11 @@
 //! every safe model here) SPIN's "states, stored" must be weft's state count
 //! plus one: SPIN's initial state, before `init` has run (docs/promela.md).
 //!
-//! These tests need `spin` and `gcc`. Without them they FAIL (never skip):
-//! install SPIN with `apt-get install -y spin`; .ci/run does it in CI.
+//! These tests need `spin` and `gcc`. Where either is missing they are not
+//! run, and each says so on the terminal (past the test harness's output
+//! capture), so `cargo test` passes on a machine without SPIN. With
+//! `WEFT_REQUIRE_SPIN=1`, which .ci/run sets after installing SPIN, a
+//! missing tool fails them instead: CI can never skip them silently.
 
 use crate::engine::{self, CheckOptions};
 use crate::engine::{Mode, Verdict};
@@ -25,6 +28,38 @@ fn require(tool: &str, arg: &str) {
         "`{tool}` is not installed, and the SPIN cross-check tests need it: install SPIN and gcc \
          (Debian/Ubuntu: `apt-get update && apt-get install -y spin gcc`); CI installs them in .ci/run"
     );
+}
+
+/// Are `spin` and `gcc` on the PATH? If not: fails under
+/// `WEFT_REQUIRE_SPIN=1`, otherwise prints a loud line to the terminal and
+/// answers false (the test then returns without checking anything).
+fn spin_present(test: &str) -> bool {
+    let runs = |tool: &str, arg: &str| {
+        Command::new(tool)
+            .arg(arg)
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let missing: Vec<&str> = [("spin", "-V"), ("gcc", "--version")]
+        .into_iter()
+        .filter(|(tool, arg)| !runs(tool, arg))
+        .map(|(tool, _)| tool)
+        .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    let msg = format!(
+        "SPIN cross-check `{test}` NOT RUN: `{}` not on the PATH (Debian/Ubuntu: `apt-get install -y spin gcc`)",
+        missing.join("`, `")
+    );
+    if std::env::var("WEFT_REQUIRE_SPIN").is_ok_and(|v| v == "1") {
+        panic!("{msg}; WEFT_REQUIRE_SPIN=1 requires it");
+    }
+    // Written to the handle, not with eprintln!, so the harness does not
+    // capture it.
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "\n*** {msg} ***");
+    false
 }
 
 /// What pan reported.
@@ -166,6 +201,9 @@ fn load_model(name: &str) -> Program {
 
 #[test]
 fn lock_schema_state_counts_are_weft_plus_one_in_spin() {
+    if !spin_present("lock_schema_state_counts_are_weft_plus_one_in_spin") {
+        return;
+    }
     for (n, m) in [(1, 1), (2, 1), (2, 2), (3, 1), (3, 3), (4, 2), (5, 1)] {
         let prog = load_value(&crate::families::lock(n, m));
         let (verdict, states, pan) = cross_check(&prog, &[]);
@@ -185,6 +223,9 @@ fn lock_schema_state_counts_are_weft_plus_one_in_spin() {
 
 #[test]
 fn peterson_is_safe_in_both_with_the_same_state_space() {
+    if !spin_present("peterson_is_safe_in_both_with_the_same_state_space") {
+        return;
+    }
     let (verdict, states, pan) = cross_check(&load_model("peterson.json"), &[]);
     assert_eq!(verdict, Verdict::Safe);
     assert_eq!(pan.stored, states + 1);
@@ -192,6 +233,9 @@ fn peterson_is_safe_in_both_with_the_same_state_space() {
 
 #[test]
 fn buggy_models_are_unsafe_in_both() {
+    if !spin_present("buggy_models_are_unsafe_in_both") {
+        return;
+    }
     let mut seen = 0;
     for entry in std::fs::read_dir(models_dir()).expect("models/") {
         let path = entry.expect("entry").path();
@@ -221,6 +265,9 @@ fn buggy_models_are_unsafe_in_both() {
 /// The other shipped models (peterson and bug-* have their own tests).
 #[test]
 fn every_other_shipped_model_agrees() {
+    if !spin_present("every_other_shipped_model_agrees") {
+        return;
+    }
     for entry in std::fs::read_dir(models_dir()).expect("models/") {
         let path = entry.expect("entry").path();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -237,6 +284,9 @@ fn every_other_shipped_model_agrees() {
 /// space in both.
 #[test]
 fn any_arrays_templates_and_asserts_give_the_same_state_space() {
+    if !spin_present("any_arrays_templates_and_asserts_give_the_same_state_space") {
+        return;
+    }
     let m = serde_json::json!({
         "name": "features",
         "globals": {
@@ -276,6 +326,9 @@ fn any_arrays_templates_and_asserts_give_the_same_state_space() {
 /// reads, which SPIN hides unless `-o2`.
 #[test]
 fn reserved_names_empty_templates_and_large_any() {
+    if !spin_present("reserved_names_empty_templates_and_large_any") {
+        return;
+    }
     let m = serde_json::json!({
         "name": "names",
         "globals": {"i": {"type": "int", "min": -3, "max": 300, "init": -3}, "now": {"type": "bool"},
@@ -314,6 +367,9 @@ fn reserved_names_empty_templates_and_large_any() {
 /// weft's run-time model errors are SPIN assertion violations.
 #[test]
 fn model_errors_are_assertion_violations_in_spin() {
+    if !spin_present("model_errors_are_assertion_violations_in_spin") {
+        return;
+    }
     let cases = [
         // index out of bounds in a guard
         serde_json::json!({"name": "index", "globals": {"x": {"type": "int", "min": 0, "max": 3}, "a": {"type": "array", "len": 3, "of": {"type": "int", "min": 0, "max": 1}}},
@@ -364,6 +420,9 @@ fn model_errors_are_assertion_violations_in_spin() {
 /// -o2; without it SPIN explores a smaller quotient, with the same verdict.
 #[test]
 fn beem_peterson_3_needs_o2_for_the_state_count() {
+    if !spin_present("beem_peterson_3_needs_o2_for_the_state_count") {
+        return;
+    }
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/beem/dve/peterson.3.dve");
     let prog = crate::model::load_any(&path, &[], None)
         .map(crate::model::Model::into_program)
