@@ -130,7 +130,9 @@ pub enum FamilyArg {
 pub struct CheckArgs {
     /// The model file (weft/1 JSON).
     pub model: PathBuf,
-    /// standard (exact), thread-modular (Flanagan-Qadeer) or cartesian-exc.
+    /// standard (exact), thread-modular (Flanagan-Qadeer), cartesian-exc
+    /// (Malkis-Podelski-Rybalchenko) or refine (cartesian-exc refined
+    /// automatically until it proves or refutes).
     #[arg(long, value_enum, default_value = "standard")]
     pub mode: ModeArg,
     /// Override a model parameter: --param n=5 (repeatable).
@@ -169,6 +171,10 @@ pub struct CheckArgs {
     /// Exception set for cartesian-exc from a separate JSON file.
     #[arg(long, value_name = "FILE")]
     pub exceptions: Option<PathBuf>,
+    /// With --mode refine: write the exception set it computed to FILE, in
+    /// the --exceptions format (cartesian-exc then re-proves in one pass).
+    #[arg(long, value_name = "FILE")]
+    pub save_exceptions: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -203,6 +209,7 @@ pub enum ModeArg {
     Standard,
     ThreadModular,
     CartesianExc,
+    Refine,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

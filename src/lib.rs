@@ -45,9 +45,10 @@ mod tests;
 pub use builder::{ModelBuilder, TemplateBuilder};
 pub use engine::result::{
     AbstractProduct, Derivation, Derived, GuaranteeEdge, Invariant, InvariantForm, Outcome,
-    Partner, ReachFact, RunReport, Stats, Store, ThreadSummary, Trace, TraceStep, Witness,
-    WitnessThread,
+    Partner, ReachFact, RefinedExceptions, RunReport, Stats, Store, ThreadSummary, Trace,
+    TraceStep, Witness, WitnessThread,
 };
 pub use engine::{CheckError, CheckOptions, MODEL_ERRORS, Mode, Verdict};
 pub use facade::{LoadOptions, Promela, PromelaError};
 pub use model::{Diagnostic, Model};
+pub use report::exception_entries;

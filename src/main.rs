@@ -64,6 +64,11 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                     mode.name()
                 );
             }
+            if args.save_exceptions.is_some() && mode != Mode::Refine {
+                return Err(Failure::Message(
+                    "error: --save-exceptions applies to --mode refine only".into(),
+                ));
+            }
             let opts = CheckOptions {
                 properties: args.properties,
                 max_states: args.max_states.map(|m| m as usize),
@@ -76,6 +81,16 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             let report = prog
                 .check(mode, &opts)
                 .map_err(|e| Failure::Message(format!("error: {}: {e}", args.model.display())))?;
+            if let Some(path) = &args.save_exceptions {
+                let Some(exceptions) = &report.exceptions else {
+                    unreachable!("refused before the check: refine always sets exceptions");
+                };
+                let text = serde_json::to_string_pretty(&weft::exception_entries(exceptions))
+                    .map_err(|e| Failure::Message(e.to_string()))?;
+                std::fs::write(path, text + "\n").map_err(|e| {
+                    Failure::Message(format!("error: cannot write {}: {e}", path.display()))
+                })?;
+            }
             match args.format {
                 Format::Text => print!("{}", report.to_text()),
                 Format::Json => print!("{}", report.to_json_lines()),
@@ -193,6 +208,7 @@ fn mode_of(m: ModeArg) -> Mode {
         ModeArg::Standard => Mode::Standard,
         ModeArg::ThreadModular => Mode::ThreadModular,
         ModeArg::CartesianExc => Mode::CartesianExc,
+        ModeArg::Refine => Mode::Refine,
     }
 }
 

@@ -43,10 +43,18 @@ fn colour(mode: Mode, k: usize) -> RGBColor {
         RGBColor(8, 81, 156),
         RGBColor(8, 48, 107),
     ];
+    const REFINE: [RGBColor; 5] = [
+        RGBColor(188, 189, 220),
+        RGBColor(158, 154, 200),
+        RGBColor(128, 125, 186),
+        RGBColor(106, 81, 163),
+        RGBColor(74, 20, 134),
+    ];
     let shades = match mode {
         Mode::Standard => &STANDARD,
         Mode::ThreadModular => &THREAD_MODULAR,
         Mode::CartesianExc => &CARTESIAN,
+        Mode::Refine => &REFINE,
     };
     shades[k % shades.len()]
 }
@@ -175,6 +183,9 @@ pub(crate) fn time_vs_threads(
             Mode::CartesianExc => chart
                 .draw_series(pts.map(|p| Circle::new(p, 4, color.filled())))
                 .map(|_| ()),
+            Mode::Refine => chart
+                .draw_series(pts.map(|p| Circle::new(p, 4, color.stroke_width(2))))
+                .map(|_| ()),
             Mode::ThreadModular => chart
                 .draw_series(pts.map(|p| Cross::new(p, 5, color.stroke_width(2))))
                 .map(|_| ()),
@@ -192,6 +203,7 @@ pub(crate) fn time_vs_threads(
         let at = (25, legend_y);
         match s.key.mode {
             Mode::CartesianExc => right.draw(&Circle::new(at, 4, color.filled())),
+            Mode::Refine => right.draw(&Circle::new(at, 4, color.stroke_width(2))),
             Mode::ThreadModular => right.draw(&Cross::new(at, 5, color.stroke_width(2))),
             Mode::Standard => right.draw(&TriangleMarker::new(at, 6, color.filled())),
         }

@@ -108,5 +108,6 @@ pub(crate) fn report<'p, F: AbstractFixpoint<'p>>(
         outcomes,
         stats,
         invariant: opts.show_invariant.then(|| fx.invariant()),
+        exceptions: None,
     })
 }

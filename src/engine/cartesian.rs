@@ -402,19 +402,7 @@ impl<'p> Cartesian<'p> {
     }
 
     fn product(&self, g: u32, p: &Product) -> AbstractProduct {
-        let prog = self.exp.prog;
-        AbstractProduct {
-            global: prog.globals.render(self.exp.globals.get(g)),
-            threads: p
-                .iter()
-                .enumerate()
-                .map(|(t, c)| {
-                    c.iter()
-                        .map(|l| prog.template_of(t).render_local(self.exp.local(t, l)))
-                        .collect()
-                })
-                .collect(),
-        }
+        abstract_product(&self.exp, g, p)
     }
 
     /// The fixpoint as the paper prints it: per global store, a product;
@@ -438,6 +426,23 @@ impl<'p> Cartesian<'p> {
             products,
             exceptions,
         }
+    }
+}
+
+/// `{g} × p` as data.
+pub(crate) fn abstract_product(exp: &Explorer, g: u32, p: &Product) -> AbstractProduct {
+    let prog = exp.prog;
+    AbstractProduct {
+        global: prog.globals.render(exp.globals.get(g)),
+        threads: p
+            .iter()
+            .enumerate()
+            .map(|(t, c)| {
+                c.iter()
+                    .map(|l| prog.template_of(t).render_local(exp.local(t, l)))
+                    .collect()
+            })
+            .collect(),
     }
 }
 

@@ -6,6 +6,7 @@ pub(crate) mod cartesian;
 pub(crate) mod error;
 pub(crate) mod exceptions;
 pub(crate) mod progress;
+pub(crate) mod refine;
 pub(crate) mod result;
 pub(crate) mod standard;
 pub(crate) mod store;
@@ -234,6 +235,7 @@ pub(crate) fn check(
         Mode::Standard => standard::run(prog, opts),
         Mode::ThreadModular => thread_modular::run(prog, opts),
         Mode::CartesianExc => cartesian::run(prog, opts),
+        Mode::Refine => refine::run(prog, opts),
     }
 }
 

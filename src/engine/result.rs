@@ -26,6 +26,8 @@ pub struct RunReport {
     pub stats: Stats,
     /// The abstract fixpoint (`show_invariant`, abstract modes only).
     pub invariant: Option<Invariant>,
+    /// The exception set `refine` computed (refine only).
+    pub exceptions: Option<RefinedExceptions>,
 }
 
 impl RunReport {
@@ -167,6 +169,17 @@ pub enum InvariantForm {
         /// The exception set E, as products.
         exceptions: Vec<AbstractProduct>,
     },
+}
+
+/// The exception set E a `refine` run ended with: products of local stores
+/// per global store, by thread. `cartesian-exc` given these products as its
+/// exception set computes the same invariant in one pass.
+#[derive(Clone, Debug)]
+pub struct RefinedExceptions {
+    /// The thread instances' names, in the products' thread order.
+    pub threads: Vec<String>,
+    /// The products.
+    pub products: Vec<AbstractProduct>,
 }
 
 /// One thread's R and G.

@@ -725,5 +725,6 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
         outcomes,
         stats,
         invariant: None,
+        exceptions: None,
     })
 }

@@ -11,11 +11,19 @@ pub enum Mode {
     /// Malkis, Podelski and Rybalchenko's Cartesian abstraction with
     /// exception sets (polynomial).
     CartesianExc,
+    /// Cartesian abstraction refined automatically: precise global stores
+    /// are added until the property is proved or a real error is found.
+    Refine,
 }
 
 impl Mode {
     /// Every mode, in the order the documentation lists them.
-    pub const ALL: [Mode; 3] = [Mode::Standard, Mode::ThreadModular, Mode::CartesianExc];
+    pub const ALL: [Mode; 4] = [
+        Mode::Standard,
+        Mode::ThreadModular,
+        Mode::CartesianExc,
+        Mode::Refine,
+    ];
 
     /// The mode's name on the command line.
     pub fn name(self) -> &'static str {
@@ -23,6 +31,7 @@ impl Mode {
             Mode::Standard => "standard",
             Mode::ThreadModular => "thread-modular",
             Mode::CartesianExc => "cartesian-exc",
+            Mode::Refine => "refine",
         }
     }
     /// The mode named `s`.

@@ -4,8 +4,11 @@
 //! verdict.
 
 pub(crate) mod compact;
+mod exceptions;
 mod json;
 mod text;
+
+pub use exceptions::exception_entries;
 
 use crate::engine::result::{RunReport, Store};
 
