@@ -59,7 +59,16 @@ pub fn replay(path: &Path, property: &str, extra: &[&str]) {
     let prog = crate::model::load_file(path, &[])
         .map(crate::model::Model::into_program)
         .unwrap_or_else(|d| panic!("{}", d.render()));
-    let mut exp = Explorer::new(&prog);
+    assert!(!line["trace"].as_array().unwrap().is_empty());
+    replay_line(&prog, &line, &model);
+}
+
+/// Replays one JSON line's trace (`--format json`) against `prog`, as
+/// `replay` does, ending in an error state of the line's property or, for
+/// `model-errors`, in a state where a step fails.
+pub fn replay_line(prog: &Program, line: &Value, model: &str) {
+    let property = line["property"].as_str().expect("a property");
+    let mut exp = Explorer::new(prog);
     let obj = |vars: Vec<(String, Value)>| Value::Object(vars.into_iter().collect());
     // The initial state named by the trace.
     let (mut g, mut ls) = exp
@@ -74,7 +83,6 @@ pub fn replay(path: &Path, property: &str, extra: &[&str]) {
         })
         .expect("the trace starts in an initial state");
     let steps = line["trace"].as_array().unwrap();
-    assert!(!steps.is_empty());
     for (k, step) in steps.iter().enumerate() {
         // The shape docs/output.md promises: thread, transition, globals and
         // locals (with the pc) as name -> value.
@@ -107,6 +115,13 @@ pub fn replay(path: &Path, property: &str, extra: &[&str]) {
             });
         g = next.g;
         ls[t] = next.l;
+    }
+    if property == crate::engine::MODEL_ERRORS {
+        assert!(
+            (0..prog.threads.len()).any(|t| exp.successors(t, g, ls[t]).error.is_some()),
+            "{model}: no step fails in the last state"
+        );
+        return;
     }
     let p = prog.properties.iter().find(|p| p.name == property).unwrap();
     assert!(

@@ -64,7 +64,7 @@ fn template(name: String, count: usize) -> impl Strategy<Value = Value> {
 
 /// Small models: 2-4 threads (one replicated template, or one template per
 /// thread), two globals over 0..2, random guards and updates.
-fn model() -> impl Strategy<Value = Value> {
+pub(super) fn model() -> impl Strategy<Value = Value> {
     (2..=4usize, any::<bool>(), 0..3i64, 0..3i64, 0..ERRORS.len()).prop_flat_map(|(n, replicated, i0, i1, e)| {
         let templates: BoxedStrategy<Vec<Value>> = if replicated {
             template("p".into(), n).prop_map(|t| vec![t]).boxed()
@@ -83,7 +83,7 @@ fn model() -> impl Strategy<Value = Value> {
 }
 
 /// Every state of the full product space (small models only).
-fn all_states(prog: &Program) -> Vec<(Vec<Val>, Vec<Vec<Val>>)> {
+pub(super) fn all_states(prog: &Program) -> Vec<(Vec<Val>, Vec<Vec<Val>>)> {
     let mut out = Vec::new();
     let n = prog.threads.len();
     let locals: Vec<Vec<Vec<Val>>> = (0..n)

@@ -9,6 +9,7 @@ mod common;
 mod differential;
 mod promela;
 mod ranges;
+mod refine;
 mod standard;
 mod symmetry;
 mod thread_modular;

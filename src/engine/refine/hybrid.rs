@@ -241,13 +241,20 @@ impl Hybrid {
             return;
         }
         let list = self.disj.entry(g).or_default();
-        if list.iter().any(|e| product_subset(&p, &e.product)) {
+        // A product is dropped only for one at least as exact: the exact
+        // products must keep every exact state, or the search for a real
+        // error's trace (which walks exact products only) could miss it.
+        let exact = taint.is_empty();
+        if list
+            .iter()
+            .any(|e| (e.taint.is_empty() || !exact) && product_subset(&p, &e.product))
+        {
             return;
         }
         // Products the new one contains stay in the list (their indices may
         // be queued) but are emptied: they add nothing.
         for e in list.iter_mut() {
-            if product_subset(&e.product, &p) {
+            if (exact || !e.taint.is_empty()) && product_subset(&e.product, &p) {
                 for c in e.product.iter_mut() {
                     *c = c.cleared();
                 }

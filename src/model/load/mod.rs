@@ -478,7 +478,7 @@ fn expect(node: &Node) -> LResult<Vec<(Mode, Verdict)>> {
                 .map(|h| format!(" (did you mean `{h}`?)"))
                 .unwrap_or_default();
             v.err(format!(
-                "unknown mode `{k}`{hint}: expected standard, thread-modular or cartesian-exc"
+                "unknown mode `{k}`{hint}: expected standard, thread-modular, cartesian-exc or refine"
             ))
         })?;
         let s = v.str("a verdict")?;
