@@ -36,10 +36,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             mode.name(),
             mutex.verdict.name(),
             mutex.reason,
-            report
-                .stats
-                .get("states")
-                .map_or(0, |v| v.as_u64().unwrap_or(0))
+            report.stats.states()
         );
         assert_eq!(report.verdict(), Verdict::Safe);
     }

@@ -12,7 +12,7 @@ mkdir -p "$out"
 mask() {
   sed -E -e 's/"time_s":[0-9.e-]+/"time_s":T/g' -e 's/"peak_memory_bytes":[0-9]+/"peak_memory_bytes":M/g' \
          -e 's/time [0-9.e-]+ s/time T s/g' -e 's/peak memory [0-9.]+ MiB/peak memory M MiB/g' \
-         -e "s/in [0-9.]+ s/in T s/g" -e "s/\(([0-9.]+) s\)/(T s)/g"
+         -e "s/in [0-9.]+ s\\b/in T s/g" -e "s/\(([0-9.]+) s\)/(T s)/g"
 }
 run() { # name, args...
   local name=$1; shift

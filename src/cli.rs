@@ -148,7 +148,7 @@ pub struct CheckArgs {
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_states: Option<u64>,
     /// Stop with `unknown` after this many seconds.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
     pub timeout: Option<f64>,
     /// Stop with `unknown` when resident memory reaches this many MiB
     /// (default: 80% of physical memory).

@@ -86,6 +86,20 @@ impl Model {
         crate::model::load_str(text, file, params)
     }
 
+    /// Compiles a DVE model (DiVinE's language, as the BEEM benchmark
+    /// writes it) from its text; `file` names it in messages. DVE carries no
+    /// property: `error` gives one (named `error`), as [`LoadOptions::error`].
+    ///
+    /// ```
+    /// let text = "byte x = 0; process P { state a, b; init a; trans a -> b { effect x = x + 1; }; } system async;";
+    /// let model = weft::Model::from_dve(text, "tiny.dve", Some("x == 1")).unwrap();
+    /// let report = model.check(weft::Mode::Standard, &weft::CheckOptions::default()).unwrap();
+    /// assert_eq!(report.verdict(), weft::Verdict::Unsafe);
+    /// ```
+    pub fn from_dve(text: &str, file: &str, error: Option<&str>) -> Result<Model, Box<Diagnostic>> {
+        crate::model::load::load_dve_str(text, file, &[], error)
+    }
+
     /// Translates a DVE model (DiVinE's language, as the BEEM benchmark
     /// writes it) to weft/1 JSON, with the translator's warnings. `error`
     /// becomes the model's property, as with [`LoadOptions::error`].

@@ -36,7 +36,7 @@ pub fn lock(n: u32, m: u32) -> Value {
         }],
         "properties": [{"name": "mutex", "error": "count(p: @crit) >= 2"}],
         "exceptions": [{"when": "lck != 0", "one": "@crit", "others": "!@crit"}],
-        "expect": {"standard": "safe", "thread-modular": "unknown", "cartesian-exc": "safe"}
+        "expect": {"standard": "safe", "thread-modular": "unknown", "cartesian-exc": "safe", "refine": "safe"}
     })
 }
 
@@ -77,7 +77,7 @@ pub fn simple(n: u32, boolean_mutex: bool) -> Value {
             {"name": "no-race", "error": "count(p: @2 || @3 || @4) >= 2"},
             {"name": "inv", "invariant": inv}
         ],
-        "expect": if boolean_mutex { json!({"standard": "safe", "thread-modular": "unknown"}) } else { json!({"standard": "safe", "thread-modular": "safe"}) }
+        "expect": if boolean_mutex { json!({"standard": "safe", "thread-modular": "unknown", "refine": "safe"}) } else { json!({"standard": "safe", "thread-modular": "safe", "refine": "safe"}) }
     })
 }
 
@@ -122,6 +122,6 @@ pub fn peterson() -> Value {
             {"when": both_want(0), "threads": {"P1": "@C", "P2": "@C"}},
             {"when": both_want(1), "threads": {"P1": "@D", "P2": "@B"}}
         ],
-        "expect": {"standard": "safe", "thread-modular": "unknown", "cartesian-exc": "safe"}
+        "expect": {"standard": "safe", "thread-modular": "unknown", "cartesian-exc": "safe", "refine": "safe"}
     })
 }

@@ -26,6 +26,8 @@
 
 #![warn(missing_docs)]
 
+pub use serde_json;
+
 pub mod bench;
 mod builder;
 mod engine;
@@ -35,7 +37,6 @@ mod model;
 mod program;
 mod promela;
 mod property;
-pub mod regress;
 mod report;
 mod sys;
 

@@ -2,6 +2,7 @@
 //! facade, prints the rendered report and sets the exit code.
 
 mod cli;
+mod regress;
 
 use clap::Parser;
 use cli::{
@@ -73,7 +74,9 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                 properties: args.properties,
                 max_states: args.max_states.map(|m| m as usize),
                 max_memory_bytes: args.max_memory.map(|m| m * 1024 * 1024),
-                timeout: args.timeout.map(std::time::Duration::from_secs_f64),
+                timeout: args.timeout.map(|s| {
+                    std::time::Duration::try_from_secs_f64(s).unwrap_or(std::time::Duration::MAX)
+                }),
                 show_invariant: args.show == Some(Show::Invariant),
                 symmetry: args.symmetry,
                 jobs: args.jobs.map(usize::from),
@@ -112,7 +115,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                 max_states,
                 ..Default::default()
             };
-            let (text, ok) = weft::regress::run_dir(&dir, &opts)
+            let (text, ok) = regress::run_dir(&dir, &opts)
                 .map_err(|e| Failure::Message(format!("error: {e}")))?;
             print!("{text}");
             Ok(if ok { 0 } else { 1 })

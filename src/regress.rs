@@ -2,13 +2,13 @@
 //! in every mode its `expect` names, one line per (model, mode), and closes
 //! with `N passed, N failed`.
 
-use crate::engine::CheckOptions;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+use weft::{CheckOptions, Model};
 
 /// Why a folder could not be run.
 #[derive(Debug, thiserror::Error)]
-pub enum RegressError {
+pub(crate) enum RegressError {
     /// The folder cannot be listed.
     #[error("cannot read the folder {}: {source}", dir.display())]
     Unreadable {
@@ -26,7 +26,7 @@ pub enum RegressError {
 }
 
 /// Runs the folder; returns the printed lines and whether all passed.
-pub fn run_dir(dir: &Path, opts: &CheckOptions) -> Result<(String, bool), RegressError> {
+pub(crate) fn run_dir(dir: &Path, opts: &CheckOptions) -> Result<(String, bool), RegressError> {
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .map_err(|source| RegressError::Unreadable {
             dir: dir.to_path_buf(),
@@ -44,7 +44,7 @@ pub fn run_dir(dir: &Path, opts: &CheckOptions) -> Result<(String, bool), Regres
     let (mut out, mut passed, mut failed, mut skipped) = (String::new(), 0, 0, 0);
     for path in &files {
         let shown = path.display();
-        let prog = match crate::model::load_file(path, &[]) {
+        let prog = match Model::load(path) {
             Ok(p) => p,
             Err(d) => {
                 failed += 1;
@@ -52,12 +52,12 @@ pub fn run_dir(dir: &Path, opts: &CheckOptions) -> Result<(String, bool), Regres
                 continue;
             }
         };
-        if prog.expect.is_empty() {
+        if prog.expectations().is_empty() {
             skipped += 1;
             out.push_str(&format!("skip  {shown}: no `expect`\n"));
             continue;
         }
-        for &(mode, want) in &prog.expect {
+        for &(mode, want) in prog.expectations() {
             let start = Instant::now();
             let line = match prog.check(mode, opts) {
                 Ok(r) if r.verdict() == want => {

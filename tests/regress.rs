@@ -54,7 +54,7 @@ fn a_wrong_expectation_fails_the_run() {
         "{text}"
     );
     assert!(
-        text.lines().last().unwrap().ends_with("2 passed, 1 failed"),
+        text.lines().last().unwrap().ends_with("3 passed, 1 failed"),
         "{text}"
     );
 }

@@ -3,6 +3,7 @@
 
 /// A check that could not be carried out.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum CheckError {
     /// The options name a property the model does not have.
     #[error("unknown property `{name}`; this model has: {known}")]

@@ -43,7 +43,8 @@ pub struct CheckOptions {
     pub show_invariant: bool,
     /// `--symmetry`: reduce interchangeable threads (standard only).
     pub symmetry: bool,
-    /// `--jobs`: worker threads of `standard`; `None` is one per core.
+    /// `--jobs`: worker threads of `standard`; `None` (or 0) is one per
+    /// core, and more than 1024 are taken as 1024.
     pub jobs: Option<usize>,
 }
 
@@ -69,7 +70,8 @@ impl Budget {
                 .max_memory_bytes
                 .map(|b| b / 1024)
                 .or_else(|| crate::sys::physical_memory_kib().map(|m| m / 5 * 4)),
-            deadline: opts.timeout.map(|t| Instant::now() + t),
+            // A timeout too large to add to the clock is no deadline.
+            deadline: opts.timeout.and_then(|t| Instant::now().checked_add(t)),
             timeout: opts.timeout,
             last_memory_read: std::cell::Cell::new(None),
         }

@@ -136,6 +136,7 @@ pub struct Derivation {
 
 /// The rule that derived a fact of R (Flanagan–Qadeer's rules).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Derived {
     /// An initial state.
     Init,
@@ -157,6 +158,7 @@ pub struct Invariant {
 
 /// The shapes of abstract fixpoints.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub enum InvariantForm {
     /// Flanagan–Qadeer: per thread, its reachable (global, local) pairs R
     /// and its guarantee G.
@@ -232,9 +234,37 @@ impl Stats {
     pub(crate) fn push(&mut self, key: &'static str, v: impl Into<Value>) {
         self.entries.push((key, v.into()));
     }
-    /// The value of the statistic `key`.
+    /// The value of the statistic `key` (docs/output.md lists them).
     pub fn get(&self, key: &str) -> Option<&Value> {
         self.entries.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
+    /// The integer statistic `key`.
+    pub fn count(&self, key: &str) -> Option<u64> {
+        self.get(key).and_then(Value::as_u64)
+    }
+
+    /// `states`: states explored (standard) or thread states in the
+    /// abstraction (the other modes).
+    pub fn states(&self) -> u64 {
+        self.count("states").unwrap_or(0)
+    }
+
+    /// `transitions`: transitions fired, or rule and post applications.
+    pub fn transitions(&self) -> u64 {
+        self.count("transitions").unwrap_or(0)
+    }
+
+    /// Wall-clock time of the check.
+    pub fn time(&self) -> Duration {
+        self.get("time_s")
+            .and_then(Value::as_f64)
+            .map_or(Duration::ZERO, Duration::from_secs_f64)
+    }
+
+    /// Peak resident memory of the process (Linux only).
+    pub fn peak_memory_bytes(&self) -> Option<u64> {
+        self.count("peak_memory_bytes")
     }
     pub(crate) fn finish(&mut self, elapsed: Duration) {
         self.push("time_s", (elapsed.as_secs_f64() * 1e6).round() / 1e6);

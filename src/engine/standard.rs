@@ -263,7 +263,7 @@ impl<'p> Search<'p> {
     ) -> Result<Search<'p>, CheckError> {
         fits_parent(prog)?;
         let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(jobs.unwrap_or(0))
+            .num_threads(jobs.unwrap_or(0).min(1024))
             .build()
             .map_err(|e| CheckError::Internal(format!("cannot start the worker threads: {e}")))?;
         let checkers: Vec<ConcreteChecker> = props

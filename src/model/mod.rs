@@ -9,7 +9,9 @@ pub(crate) mod load;
 pub(crate) mod resolve;
 
 pub use diag::Diagnostic;
-pub(crate) use load::{load_any, load_file, load_str};
+#[cfg(test)]
+pub(crate) use load::load_file;
+pub(crate) use load::{load_any, load_str};
 
 use crate::engine::{Mode, Verdict};
 use crate::program::Program;

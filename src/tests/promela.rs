@@ -52,7 +52,8 @@ fn spin_present(test: &str) -> bool {
         "SPIN cross-check `{test}` NOT RUN: `{}` not on the PATH (Debian/Ubuntu: `apt-get install -y spin gcc`)",
         missing.join("`, `")
     );
-    if std::env::var("WEFT_REQUIRE_SPIN").is_ok_and(|v| v == "1") {
+    if std::env::var("WEFT_REQUIRE_SPIN").is_ok_and(|v| ["1", "true", "yes"].contains(&v.as_str()))
+    {
         panic!("{msg}; WEFT_REQUIRE_SPIN=1 requires it");
     }
     // Written to the handle, not with eprintln!, so the harness does not

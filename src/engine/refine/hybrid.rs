@@ -71,12 +71,35 @@ const MAX_MODEL_ERRORS: usize = 64;
 
 pub(crate) const OUTSIDE_RANGES: &str = "internal error: a step of the abstraction left the value ranges weft inferred; please report this model";
 
+/// The successors looked up for one source, per thread: which local stores
+/// were looked up, and the local stores reached per target global store.
+struct Posted {
+    seen: Vec<BitSet>,
+    targets: Vec<Vec<(u32, BitSet)>>,
+}
+
+impl Posted {
+    fn new(universe: &[usize]) -> Posted {
+        Posted {
+            seen: universe.iter().map(|&u| BitSet::empty(u)).collect(),
+            targets: vec![Vec::new(); universe.len()],
+        }
+    }
+}
+
 /// What is waiting to be posted.
 enum Work {
     /// X(g) grew: post all of it again.
     Cart(u32),
     /// D(g)[i] is new.
     Disj(u32, usize),
+}
+
+/// The state of one fixpoint computation besides its result.
+struct Pending<'a> {
+    precise: &'a FxHashSet<u32>,
+    work: VecDeque<Work>,
+    cart_queued: FxHashSet<u32>,
 }
 
 impl Hybrid {
@@ -98,8 +121,11 @@ impl Hybrid {
             stopped: None,
             first_alarm: FxHashMap::default(),
         };
-        let mut work: VecDeque<Work> = VecDeque::new();
-        let mut cart_queued: FxHashSet<u32> = FxHashSet::default();
+        let mut q = Pending {
+            precise,
+            work: VecDeque::new(),
+            cart_queued: FxHashSet::default(),
+        };
         let init_base: Product = (0..n)
             .map(|t| {
                 let mut b = BitSet::empty(universe[t]);
@@ -115,48 +141,51 @@ impl Hybrid {
             .map(|g| exp.globals.intern(g))
             .collect();
         for g in init_g {
-            h.add(
-                g,
-                init_base.clone(),
-                Vec::new(),
-                precise,
-                &mut work,
-                &mut cart_queued,
-            );
+            if n > 0 {
+                h.add(g, &init_base, 0, &init_base[0], &[], &mut q);
+            }
         }
-        let mut out: Vec<(u32, Product)> = Vec::new();
-        while let Some(item) = work.pop_front() {
+        // X(g)'s successors are cached per store: a re-post looks up only
+        // the local stores new in X(g) (semi-naive), then rebuilds the
+        // products from the current components.
+        let mut posted: FxHashMap<u32, Posted> = FxHashMap::default();
+        while let Some(item) = q.work.pop_front() {
             if let Some(why) = budget.exceeded_now(h.posts as usize, usize::MAX) {
                 h.stopped = Some(why);
                 return h;
             }
-            let (g, source, taint) = match item {
+            let is_cart = matches!(item, Work::Cart(_));
+            let (g, source, taint, mut cache) = match item {
                 Work::Cart(g) => {
-                    cart_queued.remove(&g);
+                    q.cart_queued.remove(&g);
                     if !h.first_alarm.contains_key(&g) && has_error(exp, g, &h.cart[&g]) {
                         h.first_alarm.insert(g, h.posts);
                     }
-                    (g, h.cart[&g].clone(), vec![g])
+                    let cache = posted.remove(&g).unwrap_or_else(|| Posted::new(universe));
+                    (g, h.cart[&g].clone(), vec![g], cache)
                 }
                 Work::Disj(g, i) => {
                     let t = &h.disj[&g][i];
-                    (g, t.product.clone(), t.taint.clone())
+                    (g, t.product.clone(), t.taint.clone(), Posted::new(universe))
                 }
             };
-            out.clear();
-            if let Err(why) = h.post(exp, universe, g, &source, &taint, &mut out) {
+            let result = h.post(exp, universe, g, &source, &taint, &mut cache, &mut q);
+            if is_cart {
+                posted.insert(g, cache);
+            }
+            if let Err(why) = result {
                 h.stopped = Some(why.into());
                 return h;
-            }
-            for (g2, p) in out.drain(..) {
-                h.add(g2, p, taint.clone(), precise, &mut work, &mut cart_queued);
             }
         }
         h
     }
 
-    /// The successor products of `{g} × source`, one per (thread, target
-    /// store); records model errors.
+    /// Adds the successor products of `{g} × source`, one per (thread,
+    /// target store), and records model errors. `cache` holds the
+    /// successors of the local stores looked up before (for X(g), which
+    /// only grows).
+    #[allow(clippy::too_many_arguments)]
     fn post(
         &mut self,
         exp: &mut Explorer,
@@ -164,15 +193,18 @@ impl Hybrid {
         g: u32,
         source: &Product,
         taint: &[u32],
-        out: &mut Vec<(u32, Product)>,
+        cache: &mut Posted,
+        q: &mut Pending,
     ) -> Result<(), &'static str> {
         for t in 0..source.len() {
             // Other components empty: the product is empty.
             if (0..source.len()).any(|u| u != t && source[u].is_empty()) {
                 continue;
             }
-            let mut targets: FxHashMap<u32, BitSet> = FxHashMap::default();
             for l in source[t].iter() {
+                if !cache.seen[t].insert(l) {
+                    continue;
+                }
                 let succs = exp.successors(t, g, l);
                 if succs.error.is_some()
                     && self.model_errors.len() < MAX_MODEL_ERRORS
@@ -192,51 +224,54 @@ impl Hybrid {
                     if s.l as usize >= universe[t] {
                         return Err(OUTSIDE_RANGES);
                     }
-                    targets
-                        .entry(s.g)
-                        .or_insert_with(|| BitSet::empty(universe[t]))
-                        .insert(s.l);
+                    match cache.targets[t].binary_search_by_key(&s.g, |(g2, _)| *g2) {
+                        Ok(i) => {
+                            cache.targets[t][i].1.insert(s.l);
+                        }
+                        Err(i) => {
+                            cache.targets[t].insert(i, (s.g, BitSet::single(universe[t], s.l)))
+                        }
+                    }
                 }
             }
-            let mut targets: Vec<(u32, BitSet)> = targets.into_iter().collect();
-            targets.sort_by_key(|(g2, _)| *g2);
-            for (g2, ls) in targets {
+            for (g2, ls) in &cache.targets[t] {
                 self.posts += 1;
-                let mut p = source.clone();
-                p[t] = ls;
-                out.push((g2, p));
+                self.add(*g2, source, t, ls, taint, q);
             }
         }
         Ok(())
     }
 
-    /// Adds a product at `g`: joined into X(g) outside P, kept in D(g)
-    /// unless a product there contains it.
+    /// Adds `{g} × source[t := ls]`: joined into X(g) outside P, kept in
+    /// D(g) unless a product there contains it. The product is built only
+    /// when it is kept.
     fn add(
         &mut self,
         g: u32,
-        p: Product,
-        taint: Vec<u32>,
-        precise: &FxHashSet<u32>,
-        work: &mut VecDeque<Work>,
-        cart_queued: &mut FxHashSet<u32>,
+        source: &Product,
+        t: usize,
+        ls: &BitSet,
+        taint: &[u32],
+        q: &mut Pending,
     ) {
-        if product_is_empty(&p) {
+        let comp = |u: usize| if u == t { ls } else { &source[u] };
+        if (0..source.len()).any(|u| comp(u).is_empty()) {
             return;
         }
-        if !precise.contains(&g) {
+        if !q.precise.contains(&g) {
             let changed = match self.cart.get_mut(&g) {
                 Some(x) => x
                     .iter_mut()
-                    .zip(&p)
-                    .fold(false, |c, (a, b)| a.union_with(b) | c),
+                    .enumerate()
+                    .fold(false, |c, (u, a)| a.union_with(comp(u)) | c),
                 None => {
-                    self.cart.insert(g, p);
+                    self.cart
+                        .insert(g, (0..source.len()).map(|u| comp(u).clone()).collect());
                     true
                 }
             };
-            if changed && cart_queued.insert(g) {
-                work.push_back(Work::Cart(g));
+            if changed && q.cart_queued.insert(g) {
+                q.work.push_back(Work::Cart(g));
             }
             return;
         }
@@ -245,23 +280,31 @@ impl Hybrid {
         // products must keep every exact state, or the search for a real
         // error's trace (which walks exact products only) could miss it.
         let exact = taint.is_empty();
+        let within = |e: &Product| (0..e.len()).all(|u| comp(u).is_subset(&e[u]));
         if list
             .iter()
-            .any(|e| (e.taint.is_empty() || !exact) && product_subset(&p, &e.product))
+            .any(|e| (e.taint.is_empty() || !exact) && within(&e.product))
         {
             return;
         }
+        let p: Product = (0..source.len()).map(|u| comp(u).clone()).collect();
         // Products the new one contains stay in the list (their indices may
         // be queued) but are emptied: they add nothing.
         for e in list.iter_mut() {
-            if (exact || !e.taint.is_empty()) && product_subset(&e.product, &p) {
+            if (exact || !e.taint.is_empty())
+                && !product_is_empty(&e.product)
+                && product_subset(&e.product, &p)
+            {
                 for c in e.product.iter_mut() {
                     *c = c.cleared();
                 }
             }
         }
-        list.push(Tagged { product: p, taint });
-        work.push_back(Work::Disj(g, list.len() - 1));
+        list.push(Tagged {
+            product: p,
+            taint: taint.to_vec(),
+        });
+        q.work.push_back(Work::Disj(g, list.len() - 1));
     }
 
     /// The products of D at `g`, without the emptied ones.

@@ -129,7 +129,7 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
                 }
             }
         }
-        let grow = choose(&h, cart_alarms, taints, &precise);
+        let grow = choose(&h, cart_alarms, taints, &precise, refinements);
         if decided.iter().all(Option::is_some) || grow.is_empty() {
             break h;
         }
@@ -274,27 +274,36 @@ fn model_error_alarm(exp: &Explorer, h: &Hybrid) -> Alarm {
 
 /// The stores to make precise this round. A Cartesian alarm at a store is
 /// often only the echo of one at another store (a glued state released
-/// there), so of the Cartesian alarms only the one whose error appeared
-/// first during the fixpoint is refined; without Cartesian alarms, every
-/// taint of the precise part's alarms.
+/// there), and making an echo precise can cost exponentially many products
+/// (lock(n, m): the free lock's store), so the Cartesian alarms are refined
+/// in the order their errors appeared during the fixpoint, the earliest
+/// first: one store per round at first, twice as many every `DOUBLING`
+/// rounds, so that models needing many precise stores need few rounds.
+/// Without Cartesian alarms: every taint of the precise part's alarms.
 fn choose(
     h: &Hybrid,
     cartesian: BTreeSet<u32>,
     tainted: BTreeSet<u32>,
     precise: &FxHashSet<u32>,
+    round: u64,
 ) -> BTreeSet<u32> {
-    let first = cartesian
-        .iter()
+    let mut alarms: Vec<u32> = cartesian
+        .into_iter()
         .filter(|g| !precise.contains(g))
-        .min_by_key(|g| (h.first_alarm.get(g).copied().unwrap_or(u64::MAX), **g));
-    match first {
-        Some(&g) => BTreeSet::from([g]),
-        None => tainted
+        .collect();
+    if alarms.is_empty() {
+        return tainted
             .into_iter()
             .filter(|g| !precise.contains(g))
-            .collect(),
+            .collect();
     }
+    alarms.sort_by_key(|g| (h.first_alarm.get(g).copied().unwrap_or(u64::MAX), *g));
+    let k = 1usize << (round / DOUBLING).min(20);
+    alarms.into_iter().take(k).collect()
 }
+
+/// Rounds between doublings of the stores refined per round.
+const DOUBLING: u64 = 4;
 
 fn state_witness(exp: &Explorer, g: u32, choice: &[u32]) -> Witness {
     let prog = exp.prog;

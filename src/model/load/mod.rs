@@ -36,6 +36,7 @@ fn read_model(path: &Path, what: &str) -> LResult<(String, String)> {
 }
 
 /// Reads and compiles a model file. `params` are `--param` overrides.
+#[cfg(test)]
 pub(crate) fn load_file(path: &Path, params: &[(String, i64)]) -> LResult<Model> {
     let (file, text) = read_model(path, "model")?;
     load_str(&text, &file, params)
@@ -100,6 +101,22 @@ fn translate(
         );
     }
     Ok((value, Vec::new(), None))
+}
+
+/// Compiles a DVE model from its text; `file` is used in messages, which
+/// point at the DVE source.
+pub(crate) fn load_dve_str(
+    text: &str,
+    file: &str,
+    params: &[(String, i64)],
+    error: Option<&str>,
+) -> LResult<Model> {
+    let t = super::dve::to_weft(text, file, error)?;
+    let mut model = load_with_names(&t.model.to_string(), file, params)
+        .map_err(|d| t.map.relocate(d))?
+        .0;
+    model.warnings.splice(0..0, t.warnings);
+    Ok(model)
 }
 
 /// Compiles a model from its JSON text; `file` is used in messages.
