@@ -86,6 +86,19 @@ impl ModelBuilder {
         self
     }
 
+    /// The verdict `mode` should give (the model's `expect`, which `weft
+    /// test` checks).
+    pub fn expect(mut self, mode: crate::Mode, verdict: crate::Verdict) -> Self {
+        let expect = self
+            .doc
+            .entry("expect")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(e) = expect {
+            e.insert(mode.name().into(), json!(verdict.name()));
+        }
+        self
+    }
+
     /// A thread template.
     pub fn template(mut self, template: TemplateBuilder) -> Self {
         self.templates.push(Value::Object(template.doc));
@@ -181,6 +194,11 @@ impl TemplateBuilder {
             name,
             json!({"type": "int", "min": min, "max": max, "init": init}),
         )
+    }
+
+    /// A thread-local boolean variable.
+    pub fn bool_local(self, name: &str, init: bool) -> Self {
+        self.local_json(name, json!({"type": "bool", "init": init}))
     }
 
     /// A thread-local variable declared as weft/1 JSON.

@@ -1,0 +1,143 @@
+//! The public API as a user embeds it: only `weft::…`, no internals.
+
+use weft::{
+    CheckError, CheckOptions, Mode, Model, ModelBuilder, TemplateBuilder, Verdict, serde_json,
+};
+
+const LOCK: &str = r#"{
+  "name": "lock",
+  "params": {"n": 3},
+  "globals": {"lck": {"type": "int", "min": 0, "max": 1, "init": 0}},
+  "threads": [{"name": "p", "count": "n", "start": "idle", "groups": {"crit": ["cs"]},
+    "locals": {"b": {"type": "bool", "init": false}},
+    "transitions": [
+      {"from": "idle", "to": "cs", "when": "lck == 0", "do": "lck := 1; b := true", "label": "acquire"},
+      {"from": "cs", "to": "idle", "do": "lck := 0", "label": "release"}]}],
+  "properties": [{"name": "mutex", "error": "count(p: @crit) >= 2"}],
+  "expect": {"standard": "safe"}
+}"#;
+
+fn built() -> Model {
+    ModelBuilder::new("lock")
+        .param("n", 3)
+        .int_global("lck", 0, 1, 0)
+        .template(
+            TemplateBuilder::new("p", "idle")
+                .count("n")
+                .group("crit", &["cs"])
+                .bool_local("b", false)
+                .transition(
+                    "idle",
+                    "cs",
+                    Some("lck == 0"),
+                    Some("lck := 1; b := true"),
+                    "acquire",
+                )
+                .transition("cs", "idle", None, Some("lck := 0"), "release"),
+        )
+        .error("mutex", "count(p: @crit) >= 2")
+        .expect(Mode::Standard, Verdict::Safe)
+        .build()
+        .unwrap_or_else(|d| panic!("{}", d.render()))
+}
+
+/// The text report without its time and memory figures.
+fn report_text(model: &Model, mode: Mode) -> String {
+    let text = model
+        .check(mode, &CheckOptions::default())
+        .unwrap()
+        .to_text();
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with("stats:"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_built_model_is_the_model_its_json_describes() {
+    let (built, parsed) = (built(), Model::from_json(LOCK, "lock.json").unwrap());
+    assert_eq!(built.expectations(), parsed.expectations());
+    assert_eq!(built.thread_names(), parsed.thread_names());
+    assert_eq!(
+        built.to_promela(&[]).unwrap().text,
+        parsed.to_promela(&[]).unwrap().text
+    );
+    for mode in Mode::ALL {
+        assert_eq!(
+            report_text(&built, mode),
+            report_text(&parsed, mode),
+            "{mode}"
+        );
+    }
+}
+
+#[test]
+fn a_mistake_in_a_built_model_is_a_diagnostic() {
+    let err = ModelBuilder::new("bad")
+        .int_global("x", 0, 1, 0)
+        .template(TemplateBuilder::new("p", "a").transition("a", "b", Some("y == 0"), None, "t"))
+        .error("e", "x == 1")
+        .build()
+        .unwrap_err();
+    assert!(err.message.contains('y'), "{}", err.render());
+    assert_eq!(err.file, "bad.json");
+}
+
+#[test]
+fn dve_from_a_string_is_the_dve_file() {
+    let path = "tests/data/beem/dve/peterson.1.dve";
+    let text = std::fs::read_to_string(path).unwrap();
+    let error = "count(*: @CS) >= 2";
+    let from_text = Model::from_dve(&text, path, Some(error)).unwrap();
+    let from_file = Model::load_with(
+        path,
+        &weft::LoadOptions {
+            error: Some(error.into()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let opts = CheckOptions::default();
+    let (a, b) = (
+        from_text.check(Mode::Standard, &opts).unwrap(),
+        from_file.check(Mode::Standard, &opts).unwrap(),
+    );
+    assert_eq!(a.verdict(), b.verdict());
+    assert_eq!(a.stats.states(), b.stats.states());
+}
+
+#[test]
+fn refusals_are_typed() {
+    let model = Model::from_json(LOCK, "lock.json").unwrap();
+    let opts = CheckOptions {
+        properties: vec!["nosuch".into()],
+        ..Default::default()
+    };
+    match model.check(Mode::Standard, &opts) {
+        Err(CheckError::UnknownProperty { name, known }) => {
+            assert_eq!(name, "nosuch");
+            assert_eq!(known, "mutex");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn refine_hands_back_an_exception_set_cartesian_exc_proves_with() {
+    let model = Model::from_json(LOCK, "lock.json").unwrap();
+    let report = model.check(Mode::Refine, &CheckOptions::default()).unwrap();
+    assert_eq!(report.verdict(), Verdict::Safe);
+    let entries = weft::exception_entries(report.exceptions.as_ref().unwrap());
+    let mut doc: serde_json::Value = serde_json::from_str(LOCK).unwrap();
+    doc["exceptions"] = entries;
+    let with_e = Model::from_json(&doc.to_string(), "lock-e.json").unwrap();
+    let r = with_e
+        .check(Mode::CartesianExc, &CheckOptions::default())
+        .unwrap();
+    assert_eq!(r.verdict(), Verdict::Safe, "{}", r.to_text());
+    // Without it, cartesian-exc cannot.
+    let plain = model
+        .check(Mode::CartesianExc, &CheckOptions::default())
+        .unwrap();
+    assert_eq!(plain.verdict(), Verdict::Unknown);
+}
