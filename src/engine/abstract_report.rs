@@ -6,7 +6,7 @@
 //! invariant. An abstract mode never says `unsafe`.
 
 use super::error::CheckError;
-use super::result::{Invariant, Outcome, RunReport, Stats, Witness};
+use super::result::{Invariant, Outcome, RunReport, Stats, Witness, WitnessThread};
 use super::{
     CheckOptions, Mode, Verdict, abstract_model_error_outcome, deciders, selected_properties,
 };
@@ -110,4 +110,22 @@ pub(crate) fn report<'p, F: AbstractFixpoint<'p>>(
         invariant: opts.show_invariant.then(|| fx.invariant()),
         exceptions: None,
     })
+}
+
+/// The witness `{g} × choice` without derivations (cartesian-exc and
+/// refine keep no per-fact provenance).
+pub(crate) fn plain_witness(exp: &Explorer, g: u32, choice: &[u32]) -> Witness {
+    let prog = exp.prog;
+    Witness {
+        globals: prog.globals.render(exp.globals.get(g)),
+        threads: choice
+            .iter()
+            .enumerate()
+            .map(|(t, &l)| WitnessThread {
+                thread: prog.threads[t].name.clone(),
+                local: prog.template_of(t).render_local(exp.local(t, l)),
+                derivation: Vec::new(),
+            })
+            .collect(),
+    }
 }

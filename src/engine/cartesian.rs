@@ -617,19 +617,7 @@ impl<'p> AbstractFixpoint<'p> for Cartesian<'p> {
     }
 
     fn witness(&self, g: u32, choice: &[u32]) -> Witness {
-        let prog = self.exp.prog;
-        Witness {
-            globals: prog.globals.render(self.exp.globals.get(g)),
-            threads: choice
-                .iter()
-                .enumerate()
-                .map(|(t, &l)| WitnessThread {
-                    thread: prog.threads[t].name.clone(),
-                    local: prog.template_of(t).render_local(self.exp.local(t, l)),
-                    derivation: Vec::new(),
-                })
-                .collect(),
-        }
+        abstract_report::plain_witness(&self.exp, g, choice)
     }
 
     fn alarm_reason(&self, part: &str) -> String {

@@ -210,7 +210,7 @@ fn decide(exp: &Explorer, h: &Hybrid, decider: &Decider) -> Alarm {
                     return Alarm::Exact;
                 }
                 tainted.extend(t.taint.iter().copied());
-                witness.get_or_insert_with(|| state_witness(exp, g, &choice));
+                witness.get_or_insert_with(|| abstract_report::plain_witness(exp, g, &choice));
             }
         }
     }
@@ -228,7 +228,7 @@ fn decide(exp: &Explorer, h: &Hybrid, decider: &Decider) -> Alarm {
         };
         if let Some(choice) = choice {
             cartesian.insert(g);
-            witness.get_or_insert_with(|| state_witness(exp, g, &choice));
+            witness.get_or_insert_with(|| abstract_report::plain_witness(exp, g, &choice));
         }
     }
     match witness {
@@ -304,22 +304,6 @@ fn choose(
 
 /// Rounds between doublings of the stores refined per round.
 const DOUBLING: u64 = 4;
-
-fn state_witness(exp: &Explorer, g: u32, choice: &[u32]) -> Witness {
-    let prog = exp.prog;
-    Witness {
-        globals: prog.globals.render(exp.globals.get(g)),
-        threads: choice
-            .iter()
-            .enumerate()
-            .map(|(t, &l)| WitnessThread {
-                thread: prog.threads[t].name.clone(),
-                local: prog.template_of(t).render_local(exp.local(t, l)),
-                derivation: Vec::new(),
-            })
-            .collect(),
-    }
-}
 
 fn proved(name: &str, refinements: u64, h: &Hybrid, precise: usize) -> Outcome {
     let reason = if name == MODEL_ERRORS {
