@@ -142,32 +142,23 @@ fn assert_saved_set_proves(path: &std::path::Path) {
         "{}.exceptions.json",
         path.file_stem().unwrap().to_str().unwrap()
     ));
-    let out = assert_cmd::Command::cargo_bin("weft")
-        .unwrap()
-        .args(["check", path.to_str().unwrap(), "--mode", "refine"])
-        .arg("--save-exceptions")
-        .arg(&saved)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    let out = assert_cmd::Command::cargo_bin("weft")
-        .unwrap()
-        .args(["check", path.to_str().unwrap(), "--mode", "cartesian-exc"])
-        .arg("--exceptions")
-        .arg(&saved)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "cartesian-exc with the saved set: {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    for (mode, flag) in [
+        ("refine", "--save-exceptions"),
+        ("cartesian-exc", "--exceptions"),
+    ] {
+        let out = assert_cmd::Command::cargo_bin("weft")
+            .unwrap()
+            .args(["check", path.to_str().unwrap(), "--mode", mode, flag])
+            .arg(&saved)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{mode} {flag}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
 }
 
 #[test]

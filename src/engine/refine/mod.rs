@@ -81,10 +81,8 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
         let t0 = Instant::now();
         let open: Vec<usize> = (0..props.len()).filter(|&k| decided[k].is_none()).collect();
         let mut has_error = |exp: &Explorer, g: u32, p: &Product| {
-            let cands: Vec<Vec<u32>> = p.iter().map(|c| c.iter().collect()).collect();
-            let refs: Vec<&[u32]> = cands.iter().map(Vec::as_slice).collect();
             open.iter()
-                .any(|&k| !matches!(deciders[k].witness(exp, g, &refs), Ok(None)))
+                .any(|&k| error_in(exp, g, p, &deciders[k]).is_some())
         };
         let h = Hybrid::compute(&mut exp, &universe, &precise, &budget, &mut has_error);
         clock.fixpoint += t0.elapsed();
@@ -189,6 +187,20 @@ fn round6(d: Duration) -> f64 {
     (d.as_secs_f64() * 1e6).round() / 1e6
 }
 
+/// An error state of `decider` in `{g} × product`: one local store per
+/// thread. An evaluation error counts as an error state (refine, never
+/// prove); an empty product has none.
+fn error_in(exp: &Explorer, g: u32, product: &Product, decider: &Decider) -> Option<Vec<u32>> {
+    let cands: Vec<Vec<u32>> = product.iter().map(|c| c.iter().collect()).collect();
+    if cands.iter().any(Vec::is_empty) {
+        return None;
+    }
+    let refs: Vec<&[u32]> = cands.iter().map(Vec::as_slice).collect();
+    decider
+        .witness(exp, g, &refs)
+        .unwrap_or_else(|_| Some(refs.iter().map(|c| c[0]).collect()))
+}
+
 /// Decides one property on the fixpoint: exact alarms first, otherwise
 /// every spurious alarm's stores (refining them all at once saves rounds).
 fn decide(exp: &Explorer, h: &Hybrid, decider: &Decider) -> Alarm {
@@ -198,14 +210,7 @@ fn decide(exp: &Explorer, h: &Hybrid, decider: &Decider) -> Alarm {
     gs.sort_unstable();
     for g in gs {
         for t in h.precise_products(g) {
-            let cands: Vec<Vec<u32>> = t.product.iter().map(|c| c.iter().collect()).collect();
-            let refs: Vec<&[u32]> = cands.iter().map(Vec::as_slice).collect();
-            // An evaluation error counts as an alarm: refine, never prove.
-            let choice = match decider.witness(exp, g, &refs) {
-                Ok(c) => c,
-                Err(_) => Some(refs.iter().map(|c| c[0]).collect()),
-            };
-            if let Some(choice) = choice {
+            if let Some(choice) = error_in(exp, g, &t.product, decider) {
                 if t.taint.is_empty() {
                     return Alarm::Exact;
                 }
@@ -217,16 +222,7 @@ fn decide(exp: &Explorer, h: &Hybrid, decider: &Decider) -> Alarm {
     let mut gs: Vec<u32> = h.cart.keys().copied().collect();
     gs.sort_unstable();
     for g in gs {
-        let cands: Vec<Vec<u32>> = h.cart[&g].iter().map(|c| c.iter().collect()).collect();
-        let refs: Vec<&[u32]> = cands.iter().map(Vec::as_slice).collect();
-        if refs.iter().any(|c| c.is_empty()) {
-            continue;
-        }
-        let choice = match decider.witness(exp, g, &refs) {
-            Ok(c) => c,
-            Err(_) => Some(refs.iter().map(|c| c[0]).collect()),
-        };
-        if let Some(choice) = choice {
+        if let Some(choice) = error_in(exp, g, &h.cart[&g], decider) {
             cartesian.insert(g);
             witness.get_or_insert_with(|| abstract_report::plain_witness(exp, g, &choice));
         }
