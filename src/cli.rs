@@ -175,6 +175,20 @@ pub struct CheckArgs {
     /// the --exceptions format (cartesian-exc then re-proves in one pass).
     #[arg(long, value_name = "FILE")]
     pub save_exceptions: Option<PathBuf>,
+    /// With --mode refine: what a spurious alarm refines. exceptions
+    /// (default): the global stores where thread states were glued become
+    /// exact. control: each thread sees the others' locations up to a
+    /// partition, re-solved for the fewest classes (non-monotonic);
+    /// control-monotonic: the split-only baseline.
+    #[arg(long, value_enum, value_name = "STRATEGY")]
+    pub refine: Option<RefineArg>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RefineArg {
+    Exceptions,
+    Control,
+    ControlMonotonic,
 }
 
 #[derive(Subcommand, Debug)]

@@ -6,11 +6,11 @@ mod regress;
 
 use clap::Parser;
 use cli::{
-    BenchArgs, Cli, Command, ConvertTo, FamilyArg, Format, GenFamily, ModeArg, Preset, Show,
+    BenchArgs, Cli, Command, ConvertTo, FamilyArg, Format, GenFamily, ModeArg, Preset, RefineArg, Show,
 };
 use std::path::Path;
 use std::process::ExitCode;
-use weft::{CheckOptions, LoadOptions, Mode, Model};
+use weft::{CheckOptions, LoadOptions, Mode, Model, Refinement};
 
 /// Why a command did not run: printed on stderr, exit code 2.
 enum Failure {
@@ -70,6 +70,21 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                     "error: --save-exceptions applies to --mode refine only".into(),
                 ));
             }
+            if args.refine.is_some() && mode != Mode::Refine {
+                return Err(Failure::Message(
+                    "error: --refine applies to --mode refine only".into(),
+                ));
+            }
+            let refinement = match args.refine {
+                None | Some(RefineArg::Exceptions) => Refinement::Exceptions,
+                Some(RefineArg::Control) => Refinement::Control,
+                Some(RefineArg::ControlMonotonic) => Refinement::ControlMonotonic,
+            };
+            if args.save_exceptions.is_some() && refinement != Refinement::Exceptions {
+                return Err(Failure::Message(
+                    "error: --save-exceptions needs --refine exceptions (control refinement computes no exception set)".into(),
+                ));
+            }
             let opts = CheckOptions {
                 properties: args.properties,
                 max_states: args.max_states.map(|m| m as usize),
@@ -80,6 +95,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                 show_invariant: args.show == Some(Show::Invariant),
                 symmetry: args.symmetry,
                 jobs: args.jobs.map(usize::from),
+                refinement,
             };
             let report = prog
                 .check(mode, &opts)

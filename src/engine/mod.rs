@@ -46,6 +46,26 @@ pub struct CheckOptions {
     /// `--jobs`: worker threads of `standard`; `None` (or 0) is one per
     /// core, and more than 1024 are taken as 1024.
     pub jobs: Option<usize>,
+    /// `--refine`: what `refine` makes more precise (refine only).
+    pub refinement: Refinement,
+}
+
+/// What `--mode refine` refines when an alarm is spurious.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Refinement {
+    /// Make the glued global stores precise: an exception set E is
+    /// computed (Malkis, Podelski and Rybalchenko, §5).
+    #[default]
+    Exceptions,
+    /// Non-monotonic control abstraction (Gupta, Popeea and Rybalchenko):
+    /// each thread sees the others' locations up to a partition, re-solved
+    /// for the fewest classes over every spurious path seen so far.
+    Control,
+    /// The monotonic variant of `Control`: each spurious path splits two
+    /// locations off into classes of their own, and no class is ever merged
+    /// again (the paper's baseline in Table 1).
+    ControlMonotonic,
 }
 
 /// Budget checks, cheap enough to call once per new state.

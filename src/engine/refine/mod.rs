@@ -18,6 +18,7 @@
 //! P grows every round and P = every store is exact, so the loop ends on a
 //! finite model; budgets end it with `unknown` and the best E so far.
 
+mod control;
 mod hybrid;
 mod search;
 
@@ -29,7 +30,7 @@ use super::result::{
     AbstractProduct, Invariant, InvariantForm, Outcome, RefinedExceptions, RunReport, Stats,
     Witness, WitnessThread,
 };
-use super::{Budget, CheckOptions, MODEL_ERRORS, Mode, Verdict};
+use super::{Budget, CheckOptions, MODEL_ERRORS, Mode, Refinement, Verdict};
 use crate::program::ranges::Ranges;
 use crate::program::{Explorer, Program};
 use crate::property::Decider;
@@ -62,6 +63,15 @@ struct Clock {
 }
 
 pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, CheckError> {
+    match opts.refinement {
+        Refinement::Exceptions => run_exceptions(prog, opts),
+        Refinement::Control => control::run(prog, opts, false),
+        Refinement::ControlMonotonic => control::run(prog, opts, true),
+    }
+}
+
+/// Strategy `exceptions`: the loop of the module header.
+fn run_exceptions(prog: &Program, opts: &CheckOptions) -> Result<RunReport, CheckError> {
     let start = Instant::now();
     let (props, deciders) = abstract_report::prepare(prog, opts, Mode::Refine)?;
     let ranges = Ranges::infer(prog);
