@@ -171,6 +171,18 @@ pub enum InvariantForm {
         /// The exception set E, as products.
         exceptions: Vec<AbstractProduct>,
     },
+    /// `refine --refine control` (Gupta, Popeea and Rybalchenko): the
+    /// partition of each template's locations, and γ as products, one per
+    /// global store and vector of the threads' classes.
+    Control {
+        /// Per template: its name and its classes as location names.
+        classes: Vec<(String, Vec<Vec<String>>)>,
+        /// Locations whose local stores the other threads see (data
+        /// refinement), as `template@location`.
+        data_locations: Vec<String>,
+        /// γ: the union of these products.
+        products: Vec<AbstractProduct>,
+    },
 }
 
 /// The exception set E a `refine` run ended with: products of local stores

@@ -129,19 +129,31 @@ fn invariant(inv: &Invariant) -> Value {
             products,
             exceptions,
         } => {
-            let show = |ps: &[crate::engine::result::AbstractProduct]| -> Vec<Value> {
-                ps.iter()
-                    .map(|p| {
-                        let comps: Vec<Vec<String>> = p
-                            .threads
-                            .iter()
-                            .map(|c| c.iter().map(super::show_local).collect())
-                            .collect();
-                        json!({"global": obj(&p.global), "threads": comps})
-                    })
-                    .collect()
-            };
-            json!({"products": show(products), "exceptions": show(exceptions)})
+            json!({"products": products_json(products), "exceptions": products_json(exceptions)})
+        }
+        InvariantForm::Control {
+            classes,
+            data_locations,
+            products,
+        } => {
+            let classes: Vec<Value> = classes
+                .iter()
+                .map(|(t, cs)| json!({"template": t, "classes": cs}))
+                .collect();
+            json!({"classes": classes, "data_locations": data_locations, "products": products_json(products)})
         }
     }
+}
+
+fn products_json(ps: &[crate::engine::result::AbstractProduct]) -> Vec<Value> {
+    ps.iter()
+        .map(|p| {
+            let comps: Vec<Vec<String>> = p
+                .threads
+                .iter()
+                .map(|c| c.iter().map(super::show_local).collect())
+                .collect();
+            json!({"global": obj(&p.global), "threads": comps})
+        })
+        .collect()
 }

@@ -197,20 +197,6 @@ fn invariant(inv: &Invariant) -> String {
             let mut text = String::from(
                 "  invariant (Cartesian part per global store, then the exception set E):\n",
             );
-            let product = |p: &crate::engine::result::AbstractProduct| {
-                format!(
-                    "[{}] {}",
-                    show_global(&p.global),
-                    p.threads
-                        .iter()
-                        .map(|c| format!(
-                            "{{{}}}",
-                            c.iter().map(show_local).collect::<Vec<_>>().join(",")
-                        ))
-                        .collect::<Vec<_>>()
-                        .join(" × ")
-                )
-            };
             for p in products {
                 text.push_str(&format!("    {}\n", product(p)));
             }
@@ -219,7 +205,46 @@ fn invariant(inv: &Invariant) -> String {
             }
             text
         }
+        InvariantForm::Control {
+            classes,
+            data_locations,
+            products,
+        } => {
+            let mut text = String::from(
+                "  invariant (the classes of locations each thread sees the others up to, then one product per global store and vector of classes):\n",
+            );
+            for (template, cs) in classes {
+                let cs: Vec<String> = cs.iter().map(|c| format!("{{{}}}", c.join(","))).collect();
+                text.push_str(&format!("    classes of {template}: {}\n", cs.join(" ")));
+            }
+            if !data_locations.is_empty() {
+                text.push_str(&format!(
+                    "    local stores seen at: {}\n",
+                    data_locations.join(", ")
+                ));
+            }
+            for p in products {
+                text.push_str(&format!("    {}\n", product(p)));
+            }
+            text
+        }
     }
+}
+
+/// One product: `[globals] {locals} × {locals} …`.
+fn product(p: &crate::engine::result::AbstractProduct) -> String {
+    format!(
+        "[{}] {}",
+        show_global(&p.global),
+        p.threads
+            .iter()
+            .map(|c| format!(
+                "{{{}}}",
+                c.iter().map(show_local).collect::<Vec<_>>().join(",")
+            ))
+            .collect::<Vec<_>>()
+            .join(" × ")
+    )
 }
 
 /// A rendered store back as slot values, in the layout's slot order

@@ -6,6 +6,7 @@
 mod beem;
 mod cartesian;
 mod common;
+mod control;
 mod differential;
 mod promela;
 mod ranges;

@@ -12,13 +12,18 @@
 use super::common;
 use super::differential::{all_states, model};
 use crate::engine::result::{AbstractProduct, InvariantForm, RunReport, Store};
-use crate::engine::{self, CheckOptions, Mode, Verdict};
+use crate::engine::{self, CheckOptions, Mode, Refinement, Verdict};
 use crate::program::{Explorer, Program, Val};
 use proptest::prelude::*;
 
 fn check(prog: &Program, mode: Mode) -> RunReport {
+    check_with(prog, mode, Refinement::Exceptions)
+}
+
+pub(super) fn check_with(prog: &Program, mode: Mode, refinement: Refinement) -> RunReport {
     let opts = CheckOptions {
         show_invariant: true,
+        refinement,
         ..CheckOptions::default()
     };
     engine::check(prog, mode, &opts).unwrap()
@@ -32,16 +37,18 @@ fn in_product(prog: &Program, p: &AbstractProduct, g: &Store, ls: &[Store]) -> b
 /// Checks, by enumerating every state of the model, that the invariant of
 /// a `safe` report is inductive and excludes the error states of every
 /// property.
-fn assert_inductive(prog: &Program, report: &RunReport) {
+pub(super) fn assert_inductive(prog: &Program, report: &RunReport) {
     let Some(inv) = &report.invariant else {
         panic!("no invariant")
     };
-    let InvariantForm::Cartesian {
-        products,
-        exceptions,
-    } = &inv.form
-    else {
-        panic!("refine's invariant is Cartesian")
+    // Either form is a union of products.
+    let products: Vec<&AbstractProduct> = match &inv.form {
+        InvariantForm::Cartesian {
+            products,
+            exceptions,
+        } => products.iter().chain(exceptions).collect(),
+        InvariantForm::Control { products, .. } => products.iter().collect(),
+        _ => panic!("refine's invariant is a union of products"),
     };
     let mut exp = Explorer::new(prog);
     let render = |exp: &Explorer, g: u32, ls: &[u32]| -> (Store, Vec<Store>) {
@@ -53,10 +60,7 @@ fn assert_inductive(prog: &Program, report: &RunReport) {
         )
     };
     let contains = |g: &Store, ls: &[Store]| {
-        products
-            .iter()
-            .chain(exceptions)
-            .any(|p| in_product(prog, p, g, ls))
+        products.iter().any(|p| in_product(prog, p, g, ls))
     };
     for (g, ls) in exp.initial_states() {
         let (gs, lss) = render(&exp, g, &ls);
@@ -100,7 +104,7 @@ fn assert_inductive(prog: &Program, report: &RunReport) {
 }
 
 /// Every unsafe outcome's trace replays.
-fn assert_traces_replay(prog: &Program, report: &RunReport) {
+pub(super) fn assert_traces_replay(prog: &Program, report: &RunReport) {
     for line in report.to_json_lines().lines() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
         if v["verdict"] == "unsafe" {

@@ -18,7 +18,7 @@
 //! P grows every round and P = every store is exact, so the loop ends on a
 //! finite model; budgets end it with `unknown` and the best E so far.
 
-mod control;
+pub(crate) mod control;
 mod hybrid;
 mod search;
 
