@@ -78,6 +78,7 @@ impl Partition {
     }
 
     /// Does the partition separate at least one mismatch of `clause`?
+    #[cfg(test)]
     pub(crate) fn excludes(&self, clause: &Clause) -> bool {
         clause
             .iter()
