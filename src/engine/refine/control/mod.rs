@@ -58,6 +58,11 @@ pub(crate) fn run(
     monotonic: bool,
 ) -> Result<RunReport, CheckError> {
     let start = Instant::now();
+    if !prog.channels.is_empty() {
+        return Err(CheckError::Unsupported(
+            "--refine control does not support channels (rendezvous) yet; use --refine exceptions or --mode standard".into(),
+        ));
+    }
     let (props, deciders) = abstract_report::prepare(prog, opts, Mode::Refine)?;
     let budget = Budget::new(opts);
     let mut exp = Explorer::new(prog);
