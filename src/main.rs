@@ -6,7 +6,8 @@ mod regress;
 
 use clap::Parser;
 use cli::{
-    BenchArgs, Cli, Command, ConvertTo, FamilyArg, Format, GenFamily, ModeArg, Preset, RefineArg, Show,
+    BenchArgs, Cli, Command, ConvertTo, FamilyArg, Format, GenFamily, ModeArg, Preset, RefineArg,
+    Show,
 };
 use std::path::Path;
 use std::process::ExitCode;

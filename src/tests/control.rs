@@ -129,7 +129,11 @@ fn shipped_models_are_decided_as_standard_decides_them() {
 /// non-monotonic scheme ends with no more classes than the monotonic one.
 #[test]
 fn non_monotonic_refinement_needs_no_more_classes_on_the_seed_models() {
-    for name in ["bakery-fig2.json", "bakery-atomic.json", "time-var-mutex.json"] {
+    for name in [
+        "bakery-fig2.json",
+        "bakery-atomic.json",
+        "time-var-mutex.json",
+    ] {
         let prog = common::load(name);
         let classes = |scheme| {
             let r = check_with(&prog, Mode::Refine, scheme);

@@ -59,9 +59,7 @@ pub(super) fn assert_inductive(prog: &Program, report: &RunReport) {
                 .collect(),
         )
     };
-    let contains = |g: &Store, ls: &[Store]| {
-        products.iter().any(|p| in_product(prog, p, g, ls))
-    };
+    let contains = |g: &Store, ls: &[Store]| products.iter().any(|p| in_product(prog, p, g, ls));
     for (g, ls) in exp.initial_states() {
         let (gs, lss) = render(&exp, g, &ls);
         assert!(

@@ -27,7 +27,7 @@ use super::cartesian::{Cartesian, abstract_product};
 use super::error::CheckError;
 use super::exceptions::Product;
 use super::result::{
-    AbstractProduct, Invariant, InvariantForm, Outcome, RefinedExceptions, RunReport, Stats,
+    AbstractProduct, Invariant, InvariantForm, Outcome, RefinedExceptions, RunReport, Stats, Trace,
     Witness, WitnessThread,
 };
 use super::{Budget, CheckOptions, MODEL_ERRORS, Mode, Refinement, Verdict};
@@ -332,20 +332,29 @@ fn proved(name: &str, refinements: u64, h: &Hybrid, precise: usize) -> Outcome {
     }
 }
 
+/// `unsafe` with the trace of a real error, found after `refinements`.
+fn unsafe_outcome(name: &str, trace: Trace, refinements: u64) -> Outcome {
+    let reason = match &trace.failure {
+        Some(msg) => {
+            format!("a run-time error is reachable: {msg} (found after {refinements} refinements)")
+        }
+        None => format!(
+            "an error state is reachable in {} steps (found after {refinements} refinements)",
+            trace.steps.len()
+        ),
+    };
+    Outcome {
+        property: name.to_string(),
+        verdict: Verdict::Unsafe,
+        reason,
+        trace: Some(trace),
+        witness: None,
+    }
+}
+
 fn real_error(name: &str, found: Found, refinements: u64) -> Outcome {
     let (verdict, reason, trace) = match found {
-        Found::Trace(t) => {
-            let reason = match &t.failure {
-                Some(msg) => format!(
-                    "a run-time error is reachable: {msg} (found after {refinements} refinements)"
-                ),
-                None => format!(
-                    "an error state is reachable in {} steps (found after {refinements} refinements)",
-                    t.steps.len()
-                ),
-            };
-            (Verdict::Unsafe, reason, Some(*t))
-        }
+        Found::Trace(t) => return unsafe_outcome(name, *t, refinements),
         Found::Stopped(why) => (
             Verdict::Unknown,
             format!(

@@ -62,6 +62,12 @@ pub(crate) struct PathStep {
     pub(crate) trans: u32,
 }
 
+/// A (global store, control vector) pair: the extended shared state.
+type Shared = (u32, u32);
+
+/// The facts of γ at one shared state: per thread, its local stores.
+pub(crate) type Product<'a> = (Shared, Vec<&'a [u32]>);
+
 /// A run-time model error met by a thread's step from a fact.
 #[derive(Clone, Debug)]
 pub(crate) struct ModelError {
@@ -84,10 +90,11 @@ pub(crate) struct ControlFixpoint {
     /// R per thread: (g, k, l) → first derivation.
     reach: Vec<FxHashMap<(u32, u32, u32), Origin>>,
     /// R per thread by (g, k).
-    by_gk: Vec<FxHashMap<(u32, u32), Vec<u32>>>,
+    by_gk: Vec<FxHashMap<Shared, Vec<u32>>>,
     /// G: (thread, g, k, g2, k2) → the step that first guaranteed it.
     edges: FxHashMap<(u32, u32, u32, u32, u32), Producer>,
-    edges_from: FxHashMap<(u32, u32), Vec<(u32, u32, u32)>>,
+    /// G by source: (thread, g2, k2) per (g, k).
+    edges_from: FxHashMap<Shared, Vec<(u32, u32, u32)>>,
     worklist: VecDeque<(u32, u32, u32, u32)>,
     size: usize,
     pub(crate) model_errors: Vec<ModelError>,
@@ -201,7 +208,17 @@ impl ControlFixpoint {
         for t in (0..self.reach.len()).filter(|&t| t != by) {
             if let Some(ls) = self.by_gk[t].remove(&(g, k)) {
                 for &l in &ls {
-                    self.add(t, g2, k2, l, Origin::Env { g, k, by: by as u32 });
+                    self.add(
+                        t,
+                        g2,
+                        k2,
+                        l,
+                        Origin::Env {
+                            g,
+                            k,
+                            by: by as u32,
+                        },
+                    );
                 }
                 self.by_gk[t].insert((g, k), ls);
             }
@@ -220,8 +237,8 @@ impl ControlFixpoint {
 
     /// The products of γ: per (g, K) where every thread has a fact, the
     /// candidate local stores of each thread, ordered by (g, K).
-    pub(crate) fn products(&self) -> Vec<((u32, u32), Vec<&[u32]>)> {
-        let mut keys: Vec<(u32, u32)> = self.by_gk[0]
+    pub(crate) fn products(&self) -> Vec<Product<'_>> {
+        let mut keys: Vec<Shared> = self.by_gk[0]
             .keys()
             .copied()
             .filter(|gk| self.by_gk.iter().all(|r| r.contains_key(gk)))

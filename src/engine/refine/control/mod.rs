@@ -76,7 +76,11 @@ pub(crate) fn run(
     let mut decided: Vec<Option<Outcome>> = vec![None; names.len()];
     let (mut refinements, mut paths) = (0u64, 0u64);
     let (mut fixpoint_time, mut refine_time) = (Duration::ZERO, Duration::ZERO);
-    let scheme = if monotonic { "monotonic" } else { "non-monotonic" };
+    let scheme = if monotonic {
+        "monotonic"
+    } else {
+        "non-monotonic"
+    };
     let fx = loop {
         let t0 = Instant::now();
         let fx = ControlFixpoint::compute(&mut exp, &part, &budget);
@@ -110,16 +114,7 @@ pub(crate) fn run(
                     ));
                 }
                 Alarm::Real(trace) => {
-                    let reason = match &trace.failure {
-                        Some(msg) => format!(
-                            "a run-time error is reachable: {msg} (found after {refinements} refinements)"
-                        ),
-                        None => format!(
-                            "an error state is reachable in {} steps (found after {refinements} refinements)",
-                            trace.steps.len()
-                        ),
-                    };
-                    decided[k] = Some(outcome(&names[k], Verdict::Unsafe, reason, Some(*trace)));
+                    decided[k] = Some(super::unsafe_outcome(&names[k], *trace, refinements));
                 }
                 Alarm::Spurious(c, d) => {
                     paths += (c.len() + d.len().min(1)) as u64;
@@ -184,9 +179,7 @@ pub(crate) fn run(
         mode: Mode::Refine,
         outcomes,
         stats,
-        invariant: opts
-            .show_invariant
-            .then(|| invariant(&exp, &fx, &part)),
+        invariant: opts.show_invariant.then(|| invariant(&exp, &fx, &part)),
         exceptions: None,
     })
 }

@@ -339,7 +339,11 @@ mod tests {
     #[test]
     fn section_2_bakery_repartitions() {
         let prog = bakery();
-        let paths = [vec![ne(11, 13), ne(14, 17)], vec![ne(12, 16)], vec![ne(11, 12)]];
+        let paths = [
+            vec![ne(11, 13), ne(14, 17)],
+            vec![ne(12, 16)],
+            vec![ne(11, 12)],
+        ];
         let mut nonmon = Refiner::new(false);
         let mut mon = Refiner::new(true);
         let (mut p, mut q) = (Partition::coarsest(&prog), Partition::coarsest(&prog));
@@ -370,7 +374,9 @@ mod tests {
     fn fewest_classes_are_found() {
         let prog = bakery();
         let clauses = vec![vec![ne(11, 12)], vec![ne(12, 13)], vec![ne(11, 13)]];
-        let p = Refiner::new(false).refine(&prog, clauses.clone(), vec![]).unwrap();
+        let p = Refiner::new(false)
+            .refine(&prog, clauses.clone(), vec![])
+            .unwrap();
         assert!(clauses.iter().all(|c| p.excludes(c)));
         assert_eq!(p.count(), 1 + 3);
         assert_eq!(solve(&prog, &clauses, 2).unwrap(), None);

@@ -130,7 +130,10 @@ mod tests {
         let good = [step(0, 10, 11), step(1, 20, 21), step(0, 11, 12)];
         let r = replay(&init, &good, &[Some(12), Some(21)]);
         assert!(r.gaps.is_empty());
-        assert_eq!(r.steps.last().map(|s| s.state.clone()), Some((0, vec![12, 21])));
+        assert_eq!(
+            r.steps.last().map(|s| s.state.clone()),
+            Some((0, vec![12, 21]))
+        );
         // Thread 1's step from 22 while it is at 20; the error needs
         // thread 0 at 13 while it is at 11.
         let bad = [step(0, 10, 11), step(1, 22, 23)];
