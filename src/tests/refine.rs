@@ -207,3 +207,23 @@ fn the_lock_schema_is_proved_without_an_exception_set() {
         );
     }
 }
+
+/// Step 1 of the loop uses the model's own exception set: lock(3, 2) with
+/// its set is proved in one cartesian-exc pass, no store made precise; with
+/// a set that is too weak, refine computes its own and still proves it.
+#[test]
+fn the_models_own_exception_set_is_tried_first() {
+    let model = crate::families::lock(3, 2);
+    let r = check(&common::load_value(&model), Mode::Refine);
+    assert_eq!(r.verdict(), Verdict::Safe);
+    assert_eq!(r.stats.count("refinements"), Some(0));
+    assert_eq!(r.stats.get("precise_globals"), None);
+    assert!(!r.exceptions.expect("the model's set").products.is_empty());
+    let mut weak = model;
+    weak["exceptions"][0]["when"] = serde_json::json!("false");
+    let prog = common::load_value(&weak);
+    assert_eq!(check(&prog, Mode::CartesianExc).verdict(), Verdict::Unknown);
+    let r = check(&prog, Mode::Refine);
+    assert_eq!(r.verdict(), Verdict::Safe, "{}", r.to_text());
+    assert!(r.stats.count("refinements").is_some_and(|n| n >= 1));
+}
