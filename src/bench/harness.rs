@@ -391,7 +391,7 @@ fn classify(status: ExitStatus, stdout: &str, stderr: &str, wall_s: f64) -> RunR
     match status.code() {
         Some(0 | 1 | 3) => {}
         Some(code) => {
-            let msg = first_lines(stderr);
+            let msg = first_lines(&without_warnings(stderr));
             let mut r = RunResult::failed(
                 Status::Error,
                 format!("weft check exited with code {code}: {msg}"),
@@ -506,6 +506,20 @@ pub(crate) fn refusal_message(reason: &str, max: usize) -> String {
     }
 }
 
+/// stderr without the loader's `warning: …` lines (a DVE file's, say), so
+/// that the error itself comes first; all of it if that leaves nothing.
+fn without_warnings(stderr: &str) -> String {
+    let rest: Vec<&str> = stderr
+        .lines()
+        .filter(|l| !l.starts_with("warning:"))
+        .collect();
+    if rest.iter().all(|l| l.trim().is_empty()) {
+        stderr.to_string()
+    } else {
+        rest.join("\n")
+    }
+}
+
 fn first_lines(s: &str) -> String {
     let text: Vec<&str> = s.lines().filter(|l| !l.trim().is_empty()).take(3).collect();
     if text.is_empty() {
@@ -564,6 +578,24 @@ mod tests {
         let r = "weft check exited with code 2: error: t.dve: rendezvous are refused / more";
         assert_eq!(refusal_message(r, 80), "rendezvous are refused");
         assert_eq!(refusal_message("abcdefgh", 5), "abcd…");
+    }
+
+    #[test]
+    fn a_refusal_after_loader_warnings_gives_the_error() {
+        let exit2 = std::process::Command::new("sh")
+            .args(["-c", "exit 2"])
+            .status()
+            .expect("sh runs");
+        let stderr = "warning: t.dve:4:6: `Slot` has no initial value\nerror: t.dve: --refine control is not built yet\n";
+        let r = classify(exit2, "", stderr, 0.1);
+        assert_eq!((r.status, r.refused), (Status::Error, true));
+        assert_eq!(
+            refusal_message(&r.reason, 80),
+            "--refine control is not built yet",
+            "{r:?}"
+        );
+        let r = classify(exit2, "", "warning: only this\n", 0.1);
+        assert!(r.reason.ends_with("warning: only this"), "{r:?}");
     }
 
     #[test]

@@ -123,6 +123,7 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchOutcome, BenchError> {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
+    let load_at_start = crate::sys::load_average();
     let t0 = Instant::now();
     let mut points = cfg.grid.points();
     if !cfg.only.is_empty() {
@@ -193,7 +194,10 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchOutcome, BenchError> {
     let wall_s = t0.elapsed().as_secs_f64();
 
     let bench = report::Bench {
-        machine: machine::Machine::detect(),
+        machine: machine::Machine {
+            load_at_start,
+            ..machine::Machine::detect()
+        },
         command: cfg.command.clone(),
         preset: cfg.preset.clone(),
         repeat: cfg.repeat,
