@@ -54,7 +54,10 @@ pub enum Command {
     /// Points of one curve run with n ascending; once one times out or runs
     /// out of memory, the larger n of that curve are recorded as skipped.
     /// Exit 0 when every point has a record (timeouts included), 1 when some
-    /// run failed (an error or a crash of the child), 2 on bad usage.
+    /// run failed (an error or a crash of the child; in --preset refine a
+    /// check that `weft check` refuses is a cell of the table instead) or,
+    /// in --preset refine, a verdict contradicts standard's or the model's
+    /// `expect`; 2 on bad usage.
     Bench(BenchArgs),
 }
 
@@ -62,9 +65,16 @@ pub enum Command {
 pub struct BenchArgs {
     /// A preset grid. fig4: the precise thread-modular paper's Fig. 4 (lock,
     /// n = 10..100 step 10, m in {1,3,5,7,9}) for cartesian-exc,
-    /// thread-modular and standard.
+    /// thread-modular and standard. refine: standard beside refine with
+    /// each --refine strategy on the shipped models, the BEEM mutex
+    /// instances and lock(n, m) without its exception set; writes
+    /// refine.json and refine.md (run from the repository).
     #[arg(long, value_enum, conflicts_with_all = ["family", "models", "threads", "sections", "modes"])]
     pub preset: Option<Preset>,
+    /// With --preset refine: run only the models whose name contains NAME
+    /// (the file name, or `lock(20, 3)`; repeatable).
+    #[arg(long, value_name = "NAME", requires = "preset")]
+    pub only: Vec<String>,
     /// Generated model families (comma list).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "FAMILY")]
     pub family: Vec<FamilyArg>,
@@ -83,9 +93,10 @@ pub struct BenchArgs {
     /// Runs per point; the report gives min, median and max.
     #[arg(long, default_value_t = 3, value_parser = at_least_one)]
     pub repeat: u32,
-    /// Per-run timeout in seconds (the harness kills a child one second later).
-    #[arg(long, default_value_t = 10.0, value_name = "SECONDS", value_parser = positive_seconds)]
-    pub timeout: f64,
+    /// Per-run timeout in seconds (the harness kills a child one second
+    /// later); default 10, and 60 for --preset refine.
+    #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
+    pub timeout: Option<f64>,
     /// Per-run memory budget in MiB.
     #[arg(long, default_value_t = 4096, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_memory: u64,
@@ -117,6 +128,7 @@ pub enum ConvertTo {
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Preset {
     Fig4,
+    Refine,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -234,8 +234,16 @@ fn mode_of(m: ModeArg) -> Mode {
 
 fn bench(args: BenchArgs) -> Result<u8, Failure> {
     use weft::bench::{Family, Grid};
+    if !args.only.is_empty() && args.preset != Some(Preset::Refine) {
+        return Err(Failure::Message(
+            "error: --only applies to --preset refine".into(),
+        ));
+    }
     let grid = match args.preset {
         Some(Preset::Fig4) => Grid::fig4(),
+        Some(Preset::Refine) => {
+            Grid::refine(&refine_root()).map_err(|e| Failure::Message(e.to_string()))?
+        }
         None => {
             let families: Vec<Family> = args
                 .family
@@ -273,7 +281,10 @@ fn bench(args: BenchArgs) -> Result<u8, Failure> {
         grid,
         repeat: args.repeat,
         limits: weft::bench::Limits {
-            timeout_s: args.timeout,
+            timeout_s: args.timeout.unwrap_or(match args.preset {
+                Some(Preset::Refine) => 60.0,
+                _ => 10.0,
+            }),
             max_memory_mib: args.max_memory,
             max_states: args.max_states,
         },
@@ -285,16 +296,19 @@ fn bench(args: BenchArgs) -> Result<u8, Failure> {
         }),
         out: args.out,
         quiet: args.quiet,
-        preset: args.preset.map(|_| "fig4".to_string()),
+        preset: args.preset.map(|p| {
+            match p {
+                Preset::Fig4 => "fig4",
+                Preset::Refine => weft::bench::REFINE_PRESET,
+            }
+            .to_string()
+        }),
+        only: args.only,
         command,
         exe,
     };
     let outcome = weft::bench::run(&cfg).map_err(|e| Failure::Message(e.to_string()))?;
-    let errors: Vec<&weft::bench::Record> = outcome
-        .records
-        .iter()
-        .filter(|r| r.status() == weft::bench::Status::Error)
-        .collect();
+    let errors = outcome.failures();
     if weft::bench::progress_shown(args.quiet) {
         let files: Vec<String> = outcome
             .files
@@ -311,5 +325,24 @@ fn bench(args: BenchArgs) -> Result<u8, Failure> {
     for r in &errors {
         eprintln!("error: {}: {}", r.label(), r.reason());
     }
-    Ok(if errors.is_empty() { 0 } else { 1 })
+    for d in &outcome.disagreements {
+        eprintln!("error: verdict disagreement: {d}");
+    }
+    Ok(if errors.is_empty() && outcome.disagreements.is_empty() {
+        0
+    } else {
+        1
+    })
+}
+
+/// Where the refine preset finds models/ and tests/data/beem/dve/: the
+/// current folder when it has them (paths in the report stay relative),
+/// else the repository this binary was built from.
+fn refine_root() -> std::path::PathBuf {
+    let here = Path::new(".");
+    if here.join("models").is_dir() && here.join("tests/data/beem/dve").is_dir() {
+        std::path::PathBuf::new()
+    } else {
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    }
 }

@@ -68,6 +68,16 @@ pub(crate) fn distro() -> Option<String> {
         .map(|v| v.trim_matches('"').to_string())
 }
 
+/// The machine's load average over the last minute (/proc/loadavg): how
+/// many processes were running or waiting for a core, on average.
+pub(crate) fn load_average() -> Option<f64> {
+    read("/proc/loadavg")?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -405,3 +405,137 @@ fn the_harness_kills_a_child_that_overshoots_its_memory_budget() {
     let peak = r.peak_memory_bytes.expect("sampled");
     assert!(peak >= (16 + 64) << 20, "{r:?}");
 }
+
+/// `--preset refine` on two models (`--only`): refine.md's tables have one
+/// cell per heading, every model's four configurations are recorded, and
+/// each verdict that is not a refusal (control, until it is built) is
+/// standard's.
+#[test]
+fn the_refine_preset_tabulates_standard_beside_each_strategy() {
+    let out = tempfile::tempdir().unwrap();
+    bench_ok(
+        "--preset refine --only bakery-fig2 --only bug-mozilla --timeout 5 --repeat 1",
+        out.path(),
+    );
+    let report = read_json(&out.path().join("refine.json"));
+    assert_eq!(report["preset"], "refine");
+    assert_eq!(report["settings"]["timeout_s"], 5.0);
+    assert_eq!(report["disagreements"], serde_json::json!([]), "{report}");
+    let configs: Vec<(String, Value)> = report["configurations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["mode"].as_str().unwrap().to_string(), c["refine"].clone()))
+        .collect();
+    assert_eq!(
+        configs,
+        [
+            ("standard".into(), Value::Null),
+            ("refine".into(), "exceptions".into()),
+            ("refine".into(), "control".into()),
+            ("refine".into(), "control-monotonic".into()),
+        ]
+    );
+    let records = report["records"].as_array().unwrap();
+    let files = [
+        "models/bakery-fig2.json",
+        "models/bug-bakery-fig2-no-tiebreak.json",
+        "models/bug-mozilla-order.json",
+    ];
+    assert_eq!(records.len(), 4 * files.len(), "{records:#?}");
+    for file in files {
+        let of: Vec<&Value> = records.iter().filter(|r| r["file"] == file).collect();
+        assert_eq!(of.len(), 4, "{file}");
+        let standard = of.iter().find(|r| r["mode"] == "standard").unwrap();
+        let verdict = standard["verdict"].as_str().unwrap();
+        assert!(verdict == "safe" || verdict == "unsafe", "{standard}");
+        assert_eq!(standard["expect"]["standard"], verdict, "{standard}");
+        for r in &of {
+            if r["refused"] == true {
+                assert_eq!(r["verdict"], "error", "{r}");
+                assert_ne!(r["refine"], "exceptions", "exceptions is built: {r}");
+            } else {
+                assert_eq!(r["verdict"], verdict, "{r}");
+            }
+        }
+        let exceptions = of.iter().find(|r| r["refine"] == "exceptions").unwrap();
+        assert!(exceptions["stats"]["exception_products"].as_u64().is_some());
+    }
+
+    let md = std::fs::read_to_string(out.path().join("refine.md")).unwrap();
+    for heading in [
+        "## Disagreements",
+        "## Summary",
+        "## Table 1 of Gupta, Popeea and Rybalchenko",
+        "### Beside the paper's Table 1",
+        "## The other shipped models",
+    ] {
+        assert!(md.contains(heading), "{heading}:\n{md}");
+    }
+    assert!(
+        md.contains("None: every safe or unsafe verdict agrees"),
+        "{md}"
+    );
+    assert!(
+        !md.contains("≠ standard") && !md.contains("≠ expect"),
+        "{md}"
+    );
+    // Each table: as many cells in every row as in its heading.
+    let cells = |l: &str| l.trim().trim_matches('|').split(" | ").count();
+    let mut tables = 0;
+    let lines: Vec<&str> = md.lines().collect();
+    for (i, l) in lines.iter().enumerate() {
+        if l.starts_with("| model | expect |") {
+            tables += 1;
+            assert_eq!(cells(l), 2 + 3 + 3 * 4, "{l}");
+            let rows: Vec<&&str> = lines[i + 2..]
+                .iter()
+                .take_while(|r| r.starts_with("| "))
+                .collect();
+            assert!(!rows.is_empty());
+            for r in rows {
+                assert_eq!(cells(r), cells(l), "{r}");
+            }
+        }
+    }
+    assert_eq!(tables, 2, "{md}");
+    assert!(
+        md.contains("| bakery-fig2.json | safe | safe | 126 |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| Bakery | bakery-fig2.json | 54 (48.4 + 5.6) | 14 |"),
+        "{md}"
+    );
+}
+
+#[test]
+fn the_refine_preset_refuses_an_only_that_matches_nothing() {
+    let out = tempfile::tempdir().unwrap();
+    let run = weft()
+        .args([
+            "bench",
+            "--preset",
+            "refine",
+            "--only",
+            "no-such-model",
+            "--out",
+        ])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        err.contains("--only no-such-model: no model of the grid matches"),
+        "{err}"
+    );
+    let run = weft()
+        .args(["bench", "--preset", "fig4", "--only", "lock", "--out"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(err.contains("--only applies to --preset refine"), "{err}");
+}

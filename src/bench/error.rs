@@ -24,6 +24,13 @@ pub enum BenchError {
     #[error("error: --sections applies to --family lock only")]
     SectionsWithoutLock,
 
+    /// `--only` matched no model of the grid.
+    #[error("error: --only {}: no model of the grid matches", only.join(", --only "))]
+    NoMatch {
+        /// The substrings given.
+        only: Vec<String>,
+    },
+
     // The settings (`run`).
     /// A repeat count of 0.
     #[error("error: --repeat must be at least 1")]
@@ -42,6 +49,14 @@ pub enum BenchError {
     ZeroJobs,
 
     // Files.
+    /// A file or folder of the refine preset cannot be read.
+    #[error("error: cannot read {}: {source} (the refine preset reads models/ and tests/data/beem/dve/ of the weft repository; run it from there)", path.display())]
+    Read {
+        /// The file or folder.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
     /// The output folder cannot be created.
     #[error("error: cannot create {}: {source}", path.display())]
     CreateDir {
@@ -114,6 +129,12 @@ mod tests {
                 "error: --max-states must be at least 1",
             ),
             (BenchError::ZeroJobs, "error: --jobs must be at least 1"),
+            (
+                BenchError::NoMatch {
+                    only: vec!["x".into(), "y".into()],
+                },
+                "error: --only x, --only y: no model of the grid matches",
+            ),
             (
                 BenchError::CreateDir {
                     path: "out/x".into(),

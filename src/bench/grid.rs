@@ -6,7 +6,7 @@ use super::paper;
 use crate::engine::Mode;
 use crate::families as generate;
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A generated model family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -17,6 +17,9 @@ pub enum Family {
     Simple,
     /// Simple(n) with a boolean mutex.
     SimpleBool,
+    /// lock(n, m) with its exception set removed: what `refine` has to find
+    /// by itself (the refine preset).
+    LockWithoutExceptions,
 }
 
 impl Family {
@@ -26,7 +29,13 @@ impl Family {
             Family::Lock => "lock",
             Family::Simple => "simple",
             Family::SimpleBool => "simple-bool",
+            Family::LockWithoutExceptions => "lock-without-exceptions",
         }
+    }
+
+    /// lock(n, m) has a section count m; the other families do not.
+    pub(crate) fn has_sections(self) -> bool {
+        matches!(self, Family::Lock | Family::LockWithoutExceptions)
     }
 
     /// The model for n threads (and m sections, lock only).
@@ -35,6 +44,53 @@ impl Family {
             Family::Lock => generate::lock(n, m.unwrap_or(1)),
             Family::Simple => generate::simple(n, false),
             Family::SimpleBool => generate::simple(n, true),
+            Family::LockWithoutExceptions => {
+                let mut v = generate::lock(n, m.unwrap_or(1));
+                if let Some(o) = v.as_object_mut() {
+                    o.remove("exceptions");
+                    let name = format!(
+                        "{}-without-exceptions",
+                        o["name"].as_str().unwrap_or("lock")
+                    );
+                    o.insert("name".into(), name.into());
+                    // Without its set, cartesian-exc raises an alarm.
+                    if let Some(e) = o.get_mut("expect").and_then(Value::as_object_mut) {
+                        e.insert("cartesian-exc".into(), "unknown".into());
+                    }
+                }
+                v
+            }
+        }
+    }
+}
+
+/// What `--mode refine` refines (`weft check --refine`): a point of mode
+/// refine with a strategy runs its child with `--refine NAME`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Strategy {
+    /// The glued global stores become exact (the computed exception set).
+    Exceptions,
+    /// Non-monotonic refinement of the control abstraction (Gupta, Popeea
+    /// and Rybalchenko).
+    Control,
+    /// Its monotonic baseline.
+    ControlMonotonic,
+}
+
+impl Strategy {
+    /// All three, in the order the refine preset tabulates them.
+    pub(crate) const ALL: [Strategy; 3] = [
+        Strategy::Exceptions,
+        Strategy::Control,
+        Strategy::ControlMonotonic,
+    ];
+
+    /// The value of `weft check --refine`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Exceptions => "exceptions",
+            Strategy::Control => "control",
+            Strategy::ControlMonotonic => "control-monotonic",
         }
     }
 }
@@ -45,6 +101,12 @@ pub(crate) enum Source {
     Family(Family),
     /// A model file; with a thread count, run with `--param n=N`.
     File(PathBuf),
+    /// A model file checked for the error states `error` (`weft check
+    /// --error`): the BEEM instances, whose DVE text has no property.
+    WithError {
+        file: PathBuf,
+        error: String,
+    },
 }
 
 impl Source {
@@ -52,7 +114,7 @@ impl Source {
     pub(crate) fn family_name(&self) -> &'static str {
         match self {
             Source::Family(f) => f.name(),
-            Source::File(_) => "file",
+            Source::File(_) | Source::WithError { .. } => "file",
         }
     }
 
@@ -60,8 +122,21 @@ impl Source {
     pub(crate) fn label(&self) -> String {
         match self {
             Source::Family(f) => f.name().to_string(),
-            Source::File(p) => p.display().to_string(),
+            Source::File(p) | Source::WithError { file: p, .. } => p.display().to_string(),
         }
+    }
+
+    /// The model file, if the source is one.
+    pub(crate) fn file(&self) -> Option<&std::path::Path> {
+        match self {
+            Source::Family(_) => None,
+            Source::File(p) | Source::WithError { file: p, .. } => Some(p),
+        }
+    }
+
+    /// The family of generated models with a section count m.
+    fn has_sections(&self) -> bool {
+        matches!(self, Source::Family(f) if f.has_sections())
     }
 }
 
@@ -74,6 +149,8 @@ pub(crate) struct Point {
     /// Critical sections per thread (`m`), lock only.
     pub(crate) m: Option<u32>,
     pub(crate) mode: Mode,
+    /// `--refine` of a refine point; `None`: the child's default.
+    pub(crate) refine: Option<Strategy>,
 }
 
 impl Point {
@@ -86,7 +163,39 @@ impl Point {
         if let Some(m) = self.m {
             s.push_str(&format!(" m={m}"));
         }
-        format!("{s} {}", self.mode.name())
+        format!("{s} {}", self.mode_label())
+    }
+
+    /// The model, as a table's row names it: the file name, or
+    /// `lock(20, 3)`.
+    pub(crate) fn model_label(&self) -> String {
+        match (&self.source, self.n, self.m) {
+            (Source::Family(f), Some(n), Some(m)) if f.has_sections() => {
+                let without = if *f == Family::LockWithoutExceptions {
+                    ", no exception set"
+                } else {
+                    ""
+                };
+                format!("lock({n}, {m}){without}")
+            }
+            (Source::Family(f), Some(n), _) => format!("{}({n})", f.name()),
+            (src, n, _) => {
+                let name = src
+                    .file()
+                    .and_then(|p| p.file_name())
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| src.label());
+                match n {
+                    Some(n) => format!("{name} n={n}"),
+                    None => name,
+                }
+            }
+        }
+    }
+
+    /// `standard`, `refine`, `refine (control)`.
+    pub(crate) fn mode_label(&self) -> String {
+        mode_label(self.mode, self.refine)
     }
 
     /// The point with its thread count dropped: the points of one curve.
@@ -95,7 +204,16 @@ impl Point {
             source: self.source.clone(),
             m: self.m,
             mode: self.mode,
+            refine: self.refine,
         }
+    }
+}
+
+/// `standard`, `refine`, `refine (control)`.
+pub(crate) fn mode_label(mode: Mode, refine: Option<Strategy>) -> String {
+    match refine {
+        Some(s) => format!("{} ({})", mode.name(), s.name()),
+        None => mode.name().to_string(),
     }
 }
 
@@ -105,6 +223,7 @@ pub(crate) struct SeriesKey {
     pub(crate) source: Source,
     pub(crate) m: Option<u32>,
     pub(crate) mode: Mode,
+    pub(crate) refine: Option<Strategy>,
 }
 
 /// One rectangular part of a grid: every source with every thread count,
@@ -117,6 +236,9 @@ pub(crate) struct Block {
     /// Ascending, without duplicates; used for the lock family only.
     pub(crate) sections: Vec<u32>,
     pub(crate) modes: Vec<Mode>,
+    /// The strategies of mode refine, one point each; empty: one point with
+    /// the child's default.
+    pub(crate) strategies: Vec<Strategy>,
 }
 
 impl Block {
@@ -124,9 +246,15 @@ impl Block {
     fn points(&self) -> Vec<Point> {
         let mut out = Vec::new();
         for source in &self.sources {
-            let ms: Vec<Option<u32>> = match source {
-                Source::Family(Family::Lock) => self.sections.iter().map(|&m| Some(m)).collect(),
-                _ => vec![None],
+            let ms: Vec<Option<u32>> = if source.has_sections() {
+                self.sections.iter().map(|&m| Some(m)).collect()
+            } else {
+                vec![None]
+            };
+            let refines: Vec<Option<Strategy>> = if self.strategies.is_empty() {
+                vec![None]
+            } else {
+                self.strategies.iter().map(|&s| Some(s)).collect()
             };
             let ns: Vec<Option<u32>> = if self.threads.is_empty() {
                 vec![None]
@@ -135,13 +263,21 @@ impl Block {
             };
             for &m in &ms {
                 for &mode in &self.modes {
-                    for &n in &ns {
-                        out.push(Point {
-                            source: source.clone(),
-                            n,
-                            m,
-                            mode,
-                        });
+                    let refines = if mode == Mode::Refine {
+                        refines.as_slice()
+                    } else {
+                        &[None]
+                    };
+                    for &refine in refines {
+                        for &n in &ns {
+                            out.push(Point {
+                                source: source.clone(),
+                                n,
+                                m,
+                                mode,
+                                refine,
+                            });
+                        }
                     }
                 }
             }
@@ -154,6 +290,15 @@ impl Block {
 /// standard and cartesian-exc, where the exhaustive search still finishes
 /// and its exponential growth shows (the paper's Fig. 1).
 pub(crate) const FIG1_STRIP_THREADS: std::ops::RangeInclusive<u32> = 2..=20;
+
+/// The refine preset's lock(n, m) points, without the exception set: (the
+/// thread counts, m). Curves run with n ascending, so once standard runs
+/// out of time at one n, the larger n of the same m are skipped.
+pub(crate) const REFINE_LOCK_POINTS: &[(&[u32], u32)] = &[(&[8, 20], 3), (&[100, 200], 9)];
+
+/// The error states of the refine preset's BEEM instances: two processes in
+/// their critical section.
+pub(crate) const REFINE_BEEM_ERROR: &str = "count(*: @CS) >= 2";
 
 /// The grid: the union of its blocks (a point in two blocks runs once).
 #[derive(Clone, Debug)]
@@ -194,10 +339,11 @@ impl Grid {
         if sections.contains(&0) {
             return Err(BenchError::ZeroSections);
         }
-        if !sections.is_empty() && !families.contains(&Family::Lock) {
+        let with_sections = families.iter().any(|f| f.has_sections());
+        if !sections.is_empty() && !with_sections {
             return Err(BenchError::SectionsWithoutLock);
         }
-        let sections = if sections.is_empty() && families.contains(&Family::Lock) {
+        let sections = if sections.is_empty() && with_sections {
             vec![1]
         } else {
             sections
@@ -217,6 +363,7 @@ impl Grid {
                 threads,
                 sections,
                 modes: unique_modes,
+                strategies: Vec::new(),
             }],
         })
     }
@@ -233,15 +380,99 @@ impl Grid {
                     threads: paper::FIG4_THREADS.to_vec(),
                     sections: paper::FIG4_SECTIONS.to_vec(),
                     modes: vec![Mode::CartesianExc, Mode::ThreadModular, Mode::Standard],
+                    strategies: Vec::new(),
                 },
                 Block {
                     sources: vec![Source::Family(Family::Lock)],
                     threads: FIG1_STRIP_THREADS.collect(),
                     sections: vec![1],
                     modes: vec![Mode::CartesianExc, Mode::Standard],
+                    strategies: Vec::new(),
                 },
             ],
         }
+    }
+
+    /// The refine preset: `standard` beside `refine` with each strategy
+    /// (exceptions, control, control-monotonic), on the models of Table 1
+    /// of Gupta, Popeea and Rybalchenko, every other model in `models/`
+    /// whose `expect` names refine, the BEEM mutual-exclusion instances in
+    /// `tests/data/beem/dve` (the DVE files with a state `CS`; error: two
+    /// processes in it) and lock(n, m) without its exception set at
+    /// `REFINE_LOCK_POINTS`. `root` holds `models/` and `tests/`.
+    pub fn refine(root: &Path) -> Result<Grid, BenchError> {
+        let models = root.join("models");
+        let beem = root.join("tests/data/beem/dve");
+        let listed = |dir: &Path, ext: &str| -> Result<Vec<PathBuf>, BenchError> {
+            let entries = std::fs::read_dir(dir).map_err(|source| BenchError::Read {
+                path: dir.to_path_buf(),
+                source,
+            })?;
+            let mut files: Vec<PathBuf> = entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().and_then(|e| e.to_str()) == Some(ext))
+                .collect();
+            files.sort();
+            Ok(files)
+        };
+        let read = |path: &Path| {
+            std::fs::read_to_string(path).map_err(|source| BenchError::Read {
+                path: path.to_path_buf(),
+                source,
+            })
+        };
+        let mut table1: Vec<Source> = Vec::new();
+        for row in paper::TABLE1 {
+            let path = models.join(row.file);
+            read(&path)?;
+            table1.push(Source::File(path));
+        }
+        let mut shipped: Vec<Source> = Vec::new();
+        for path in listed(&models, "json")? {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if paper::table1_row(name).is_some() {
+                continue;
+            }
+            let expects_refine = serde_json::from_str::<Value>(&read(&path)?)
+                .ok()
+                .is_some_and(|v| v["expect"].get(Mode::Refine.name()).is_some());
+            if expects_refine {
+                shipped.push(Source::File(path));
+            }
+        }
+        let mut dve: Vec<Source> = Vec::new();
+        for path in listed(&beem, "dve")? {
+            let text = read(&path)?;
+            let has_cs = text
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .any(|w| w == "CS");
+            if has_cs {
+                dve.push(Source::WithError {
+                    file: path,
+                    error: REFINE_BEEM_ERROR.to_string(),
+                });
+            }
+        }
+        let block = |sources: Vec<Source>, threads: Vec<u32>, sections: Vec<u32>| Block {
+            sources,
+            threads,
+            sections,
+            modes: vec![Mode::Standard, Mode::Refine],
+            strategies: Strategy::ALL.to_vec(),
+        };
+        let mut blocks = vec![
+            block(table1, Vec::new(), Vec::new()),
+            block(shipped, Vec::new(), Vec::new()),
+            block(dve, Vec::new(), Vec::new()),
+        ];
+        for &(ns, m) in REFINE_LOCK_POINTS {
+            blocks.push(block(
+                vec![Source::Family(Family::LockWithoutExceptions)],
+                ns.to_vec(),
+                vec![m],
+            ));
+        }
+        Ok(Grid { blocks })
     }
 
     /// The points in run order: curve by curve (a curve is a source, m and
@@ -297,6 +528,7 @@ mod tests {
                         n: Some(n),
                         m: Some(m),
                         mode,
+                        refine: None,
                     };
                     assert!(unique.contains(&p), "{}", p.label());
                 }
@@ -325,6 +557,47 @@ mod tests {
             !pts.iter()
                 .any(|p| p.mode == Mode::ThreadModular && p.n < Some(10))
         );
+    }
+
+    #[test]
+    fn the_refine_preset_runs_four_configurations_per_model() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let pts = Grid::refine(root).unwrap().points();
+        assert_eq!(pts.len() % 4, 0);
+        let mut models: Vec<String> = Vec::new();
+        for p in &pts {
+            if !models.contains(&p.model_label()) {
+                models.push(p.model_label());
+            }
+        }
+        assert_eq!(models.len() * 4, pts.len(), "{models:?}");
+        // Table 1 first, in the paper's order.
+        let files: Vec<&str> = paper::TABLE1.iter().map(|r| r.file).collect();
+        assert_eq!(models[..5], files);
+        assert!(models.contains(&"peterson.json".to_string()));
+        // The 18 BEEM instances with a CS state, and the lock points.
+        let dve = pts
+            .iter()
+            .filter(|p| matches!(&p.source, Source::WithError { error, .. } if error == REFINE_BEEM_ERROR))
+            .count();
+        assert_eq!(dve, 18 * 4);
+        assert!(!models.iter().any(|m| m.starts_with("phils")));
+        assert_eq!(
+            models.iter().filter(|m| m.starts_with("lock(")).count(),
+            REFINE_LOCK_POINTS
+                .iter()
+                .map(|(ns, _)| ns.len())
+                .sum::<usize>()
+        );
+        assert!(models.contains(&"lock(100, 9), no exception set".to_string()));
+        // Each model: standard, then refine with each strategy.
+        for p in &pts {
+            assert_eq!(p.refine.is_some(), p.mode == Mode::Refine, "{}", p.label());
+        }
+        let lock = Family::LockWithoutExceptions.generate(3, Some(2));
+        assert!(lock.get("exceptions").is_none());
+        assert_eq!(lock["expect"]["cartesian-exc"], "unknown");
+        assert_eq!(lock["name"], "lock-3-2-without-exceptions");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! harness kills it after the timeout plus a grace second, or when its
 //! resident memory overshoots the budget.
 
+use super::grid::Strategy;
 use crate::engine::Mode;
 use serde_json::Value;
 use std::io::Read;
@@ -161,6 +162,13 @@ pub struct RunResult {
     /// `stats.jobs`: worker threads of standard's search, as the child
     /// reports them.
     pub jobs: Option<u64>,
+    /// The child's whole `stats` object (refine's `refinements`,
+    /// `exception_products`, `classes`, ...), when it printed one.
+    pub stats: Option<Value>,
+    /// `weft check` refused the check (exit 2: the model does not load, or
+    /// the check returned an error such as an unsupported mode); `reason`
+    /// has its message.
+    pub refused: bool,
 }
 
 impl RunResult {
@@ -175,8 +183,22 @@ impl RunResult {
             killed: false,
             stop: None,
             jobs: None,
+            stats: None,
+            refused: false,
         }
     }
+}
+
+/// What a child checks besides the model file.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ChildArgs<'a> {
+    pub(crate) mode: Mode,
+    /// `--refine` (mode refine).
+    pub(crate) refine: Option<Strategy>,
+    /// `--error`.
+    pub(crate) error: Option<&'a str>,
+    /// `--param`s.
+    pub(crate) params: &'a [(String, i64)],
 }
 
 /// Runs `exe check MODEL --mode M --format json --timeout T --max-memory MB
@@ -191,6 +213,30 @@ pub fn run_check(
     limits: Limits,
     jobs: Option<u16>,
 ) -> RunResult {
+    let args = ChildArgs {
+        mode,
+        refine: None,
+        error: None,
+        params,
+    };
+    run_child(exe, model, &args, limits, jobs)
+}
+
+/// `run_check` with a refine strategy (`--refine`) and an error property
+/// (`--error`).
+pub(crate) fn run_child(
+    exe: &Path,
+    model: &Path,
+    args: &ChildArgs<'_>,
+    limits: Limits,
+    jobs: Option<u16>,
+) -> RunResult {
+    let ChildArgs {
+        mode,
+        refine,
+        error,
+        params,
+    } = *args;
     let mut cmd = Command::new(exe);
     cmd.arg("check")
         .arg(model)
@@ -204,6 +250,12 @@ pub fn run_check(
     }
     if let (Mode::Standard, Some(j)) = (mode, jobs) {
         cmd.arg("--jobs").arg(j.to_string());
+    }
+    if let Some(s) = refine {
+        cmd.arg("--refine").arg(s.name());
+    }
+    if let Some(e) = error {
+        cmd.arg("--error").arg(e);
     }
     for (k, v) in params {
         cmd.arg("--param").arg(format!("{k}={v}"));
@@ -248,6 +300,8 @@ pub fn run_check(
             killed: true,
             stop: Some(cause),
             jobs: None,
+            stats: None,
+            refused: false,
         },
         Watched::Lost(e) => RunResult::failed(Status::Error, e, wall_s),
     }
@@ -337,12 +391,14 @@ fn classify(status: ExitStatus, stdout: &str, stderr: &str, wall_s: f64) -> RunR
     match status.code() {
         Some(0 | 1 | 3) => {}
         Some(code) => {
-            let msg = first_lines(stderr);
-            return RunResult::failed(
+            let msg = first_lines(&without_warnings(stderr));
+            let mut r = RunResult::failed(
                 Status::Error,
                 format!("weft check exited with code {code}: {msg}"),
                 wall_s,
             );
+            r.refused = code == 2;
+            return r;
         }
         None => {
             use std::os::unix::process::ExitStatusExt;
@@ -421,6 +477,46 @@ fn classify(status: ExitStatus, stdout: &str, stderr: &str, wall_s: f64) -> RunR
         killed: false,
         stop: if status.over_budget() { stop } else { None },
         jobs: stats["jobs"].as_u64(),
+        stats: stats.is_object().then(|| stats.clone()),
+        refused: false,
+    }
+}
+
+/// The message of a refused check, short: `weft check exited with code 2:
+/// error: models/x.json: --refine control is not built yet` becomes
+/// `--refine control is not built yet` (its first line, at most `max`
+/// characters).
+pub(crate) fn refusal_message(reason: &str, max: usize) -> String {
+    let mut m = reason;
+    for prefix in ["weft check exited with code 2: ", "error: "] {
+        m = m.strip_prefix(prefix).unwrap_or(m);
+    }
+    // `weft check` names the model file first: `PATH: message`.
+    if let Some((head, rest)) = m.split_once(": ")
+        && (head.ends_with(".json") || head.ends_with(".dve"))
+    {
+        m = rest;
+    }
+    let m = m.split(" / ").next().unwrap_or(m).trim();
+    if m.chars().count() > max {
+        let cut: String = m.chars().take(max.saturating_sub(1)).collect();
+        format!("{}…", cut.trim_end())
+    } else {
+        m.to_string()
+    }
+}
+
+/// stderr without the loader's `warning: …` lines (a DVE file's, say), so
+/// that the error itself comes first; all of it if that leaves nothing.
+fn without_warnings(stderr: &str) -> String {
+    let rest: Vec<&str> = stderr
+        .lines()
+        .filter(|l| !l.starts_with("warning:"))
+        .collect();
+    if rest.iter().all(|l| l.trim().is_empty()) {
+        stderr.to_string()
+    } else {
+        rest.join("\n")
     }
 }
 
@@ -473,6 +569,33 @@ mod tests {
         assert_eq!(stop_cause(&why), Some(StopCause::Memory), "{why}");
 
         assert_eq!(stop_cause("the predicate is refused"), None);
+    }
+
+    #[test]
+    fn a_refusal_is_shortened_to_its_message() {
+        let r = "weft check exited with code 2: error: /a/models/x.json: --refine control is not built yet";
+        assert_eq!(refusal_message(r, 80), "--refine control is not built yet");
+        let r = "weft check exited with code 2: error: t.dve: rendezvous are refused / more";
+        assert_eq!(refusal_message(r, 80), "rendezvous are refused");
+        assert_eq!(refusal_message("abcdefgh", 5), "abcd…");
+    }
+
+    #[test]
+    fn a_refusal_after_loader_warnings_gives_the_error() {
+        let exit2 = std::process::Command::new("sh")
+            .args(["-c", "exit 2"])
+            .status()
+            .expect("sh runs");
+        let stderr = "warning: t.dve:4:6: `Slot` has no initial value\nerror: t.dve: --refine control is not built yet\n";
+        let r = classify(exit2, "", stderr, 0.1);
+        assert_eq!((r.status, r.refused), (Status::Error, true));
+        assert_eq!(
+            refusal_message(&r.reason, 80),
+            "--refine control is not built yet",
+            "{r:?}"
+        );
+        let r = classify(exit2, "", "warning: only this\n", 0.1);
+        assert!(r.reason.ends_with("warning: only this"), "{r:?}");
     }
 
     #[test]

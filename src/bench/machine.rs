@@ -14,6 +14,9 @@ pub(crate) struct Machine {
     /// Kernel and distribution, e.g. `Linux 6.8.0 (Ubuntu 24.04.1 LTS)`.
     pub(crate) os: String,
     pub(crate) weft_version: &'static str,
+    /// The one-minute load average when the bench started (other work on
+    /// the machine slows the runs down).
+    pub(crate) load_at_start: Option<f64>,
 }
 
 impl Machine {
@@ -26,6 +29,7 @@ impl Machine {
             memory_bytes: total_memory(),
             os: os_description(),
             weft_version: env!("CARGO_PKG_VERSION"),
+            load_at_start: None,
         }
     }
 
@@ -36,6 +40,7 @@ impl Machine {
             "memory_bytes": self.memory_bytes,
             "os": self.os,
             "weft_version": self.weft_version,
+            "load_average_at_start": self.load_at_start,
         })
     }
 
@@ -45,8 +50,12 @@ impl Machine {
             Some(b) => format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64),
             None => "unknown memory".into(),
         };
+        let load = match self.load_at_start {
+            Some(l) => format!("; load average {l:.1} when the bench started"),
+            None => String::new(),
+        };
         format!(
-            "{}, {} cores, {mem}, {}, weft {}",
+            "{}, {} cores, {mem}, {}, weft {}{load}",
             self.cpu.as_deref().unwrap_or("unknown CPU"),
             self.cores,
             self.os,

@@ -1,11 +1,11 @@
 //! Benchmarks: generators for the papers' scaled model families, and
 //! `weft bench`, which runs a grid of (model, parameters, mode) points, each
 //! as a child `weft check` process, and writes report.json, report.md and
-//! time_vs_threads.svg.
+//! time_vs_threads.svg (the refine preset: refine.json and refine.md).
 //!
 //! | module | job |
 //! |---|---|
-//! | `grid` | sources × n × m × modes as ordered points; the fig4 preset |
+//! | `grid` | sources × n × m × modes (× refine strategies) as ordered points; the fig4 and refine presets |
 //! | `harness` | one child run under a timeout and a memory budget |
 //! | `record` | repeats of a point folded into one record |
 //! | `report` | report.json and report.md |
@@ -13,7 +13,7 @@
 //! | `series` | the curves, for the plot and report.md |
 //! | `format` | numbers and dates as the report prints them |
 //! | `error` | why a bench could not run |
-//! | `paper` | the published Fig. 4 seconds |
+//! | `paper` | the published Fig. 4 seconds and Table 1 of the control-abstraction paper |
 //! | `machine` | CPU, cores, memory, OS |
 //! | `progress` | progress on stderr |
 
@@ -30,7 +30,7 @@ pub(crate) mod report;
 pub(crate) mod series;
 
 pub use error::BenchError;
-pub use grid::{Family, Grid};
+pub use grid::{Family, Grid, Strategy};
 pub use harness::{Limits, RunResult, Status, StopCause, run_check};
 pub use progress::shown as progress_shown;
 pub use record::Record;
@@ -55,8 +55,12 @@ pub struct BenchConfig {
     pub out: PathBuf,
     /// No progress on stderr.
     pub quiet: bool,
-    /// `fig4`, for the report.
+    /// `fig4` or `refine`, for the report; `refine` writes refine.json and
+    /// refine.md instead of report.json, report.md and the plot.
     pub preset: Option<String>,
+    /// Run only the models whose row label (the file name, or `lock(20,
+    /// 3)`) contains one of these; empty: all.
+    pub only: Vec<String>,
     /// The command line, for the report.
     pub command: String,
     /// The weft binary to run as `exe check ...` (normally current_exe()).
@@ -69,8 +73,25 @@ pub struct BenchOutcome {
     pub records: Vec<Record>,
     /// Wall-clock seconds of the whole bench.
     pub wall_s: f64,
-    /// report.json, report.md, time_vs_threads.svg.
+    /// report.json, report.md, time_vs_threads.svg (refine.json and
+    /// refine.md for the refine preset).
     pub files: Vec<PathBuf>,
+    /// Verdicts that contradict standard's or the model's `expect`, one
+    /// sentence each (the refine preset; a bug of an engine).
+    pub disagreements: Vec<String>,
+    refine_preset: bool,
+}
+
+impl BenchOutcome {
+    /// The points whose run failed: an error or a crash of the child. In the
+    /// refine preset a check that `weft check` refused (exit 2, e.g. a
+    /// strategy not built yet) is a cell of the table, not a failure.
+    pub fn failures(&self) -> Vec<&Record> {
+        self.records
+            .iter()
+            .filter(|r| r.status() == Status::Error && !(self.refine_preset && r.refused))
+            .collect()
+    }
 }
 
 /// Runs the grid and writes the report. Points of one curve run with n
@@ -102,28 +123,49 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchOutcome, BenchError> {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
+    let load_at_start = crate::sys::load_average();
     let t0 = Instant::now();
-    let points = cfg.grid.points();
+    let mut points = cfg.grid.points();
+    if !cfg.only.is_empty() {
+        points.retain(|p| {
+            let label = p.model_label();
+            cfg.only.iter().any(|o| label.contains(o.as_str()))
+        });
+        if points.is_empty() {
+            return Err(BenchError::NoMatch {
+                only: cfg.only.clone(),
+            });
+        }
+    }
     let mut progress = progress::Progress::new(points.len(), cfg.quiet);
     let mut over_budget: HashMap<SeriesKey, (u32, Option<StopCause>)> = HashMap::new();
     let mut records = Vec::with_capacity(points.len());
     for point in points {
         progress.start(&point.label());
-        let (model, path, params) = prepare(&point, &tmp.0)?;
+        let prepared = prepare(&point, &tmp.0)?;
+        let model = prepared.name.clone();
         let blocked = match (point.n, over_budget.get(&point.series())) {
             (Some(n), Some(&(n0, why))) if n > n0 => Some((n0, why)),
             _ => None,
         };
-        let rec = match blocked {
+        let mut rec = match blocked {
             Some((n0, why)) => Record::skipped(point, model, n0, why),
             None => {
                 let mut runs = Vec::new();
+                let args = harness::ChildArgs {
+                    mode: point.mode,
+                    refine: point.refine,
+                    error: match &point.source {
+                        Source::WithError { error, .. } => Some(error.as_str()),
+                        _ => None,
+                    },
+                    params: &prepared.params,
+                };
                 for _ in 0..cfg.repeat {
-                    let r = harness::run_check(
+                    let r = harness::run_child(
                         &cfg.exe,
-                        &path,
-                        point.mode,
-                        &params,
+                        &prepared.path,
+                        &args,
                         cfg.limits,
                         Some(cfg.jobs),
                     );
@@ -144,6 +186,7 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchOutcome, BenchError> {
                 rec
             }
         };
+        rec.expect = prepared.expect;
         progress.done(&rec);
         records.push(rec);
     }
@@ -151,7 +194,10 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchOutcome, BenchError> {
     let wall_s = t0.elapsed().as_secs_f64();
 
     let bench = report::Bench {
-        machine: machine::Machine::detect(),
+        machine: machine::Machine {
+            load_at_start,
+            ..machine::Machine::detect()
+        },
         command: cfg.command.clone(),
         preset: cfg.preset.clone(),
         repeat: cfg.repeat,
@@ -161,6 +207,23 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchOutcome, BenchError> {
         wall_s,
         records,
     };
+    if bench.preset.as_deref() == Some(REFINE_PRESET) {
+        let json_path = cfg.out.join("refine.json");
+        let md_path = cfg.out.join("refine.md");
+        let json = serde_json::to_string_pretty(&report::refine_json(&bench))?;
+        write(&json_path, &(json + "\n"))?;
+        write(&md_path, &report::refine_markdown(&bench))?;
+        return Ok(BenchOutcome {
+            disagreements: report::disagreements(&bench.records)
+                .iter()
+                .map(|d| d.sentence())
+                .collect(),
+            records: bench.records,
+            wall_s,
+            files: vec![json_path, md_path],
+            refine_preset: true,
+        });
+    }
     let json_path = cfg.out.join("report.json");
     let md_path = cfg.out.join("report.md");
     let svg_path = cfg.out.join(report::SVG_NAME);
@@ -177,12 +240,22 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchOutcome, BenchError> {
         records: bench.records,
         wall_s,
         files: vec![json_path, md_path, svg_path],
+        disagreements: Vec::new(),
+        refine_preset: false,
     })
 }
 
+/// The name of the refine preset (`--preset refine`, report.json's `preset`).
+pub const REFINE_PRESET: &str = "refine";
+
 /// What a child run of a point needs: the model's name, the file to check
-/// and the `--param`s.
-type Prepared = (String, PathBuf, Vec<(String, i64)>);
+/// and the `--param`s; and the model's `expect`, for the record.
+struct Prepared {
+    name: String,
+    path: PathBuf,
+    params: Vec<(String, i64)>,
+    expect: Option<serde_json::Value>,
+}
 
 /// A generated model is written to the temporary folder (once per name).
 fn prepare(point: &Point, tmp: &Path) -> Result<Prepared, BenchError> {
@@ -195,12 +268,20 @@ fn prepare(point: &Point, tmp: &Path) -> Result<Prepared, BenchError> {
                 let text = serde_json::to_string_pretty(&value)?;
                 write(&path, &text)?;
             }
-            Ok((name, path, Vec::new()))
+            Ok(Prepared {
+                name,
+                path,
+                params: Vec::new(),
+                expect: value.get("expect").cloned(),
+            })
         }
-        Source::File(file) => {
-            let name = std::fs::read_to_string(file)
+        Source::File(file) | Source::WithError { file, .. } => {
+            // A weft/1 file says its name and expectations; a DVE file does not.
+            let value = std::fs::read_to_string(file)
                 .ok()
-                .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+                .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+            let name = value
+                .as_ref()
                 .and_then(|v| v["name"].as_str().map(str::to_string))
                 .or_else(|| file.file_stem().map(|s| s.to_string_lossy().into_owned()))
                 .unwrap_or_else(|| file.display().to_string());
@@ -208,7 +289,18 @@ fn prepare(point: &Point, tmp: &Path) -> Result<Prepared, BenchError> {
                 .n
                 .map(|n| vec![("n".to_string(), n as i64)])
                 .unwrap_or_default();
-            Ok((name, file.clone(), params))
+            // With --error the model's own properties (and their
+            // expectations) are replaced.
+            let expect = match &point.source {
+                Source::File(_) => value.and_then(|v| v.get("expect").cloned()),
+                _ => None,
+            };
+            Ok(Prepared {
+                name,
+                path: file.clone(),
+                params,
+                expect,
+            })
         }
     }
 }

@@ -70,6 +70,12 @@ pub struct Record {
     /// (else the `--jobs` passed to them); 1 for the abstract modes, whose
     /// engines are sequential; `None` for a point not run.
     pub(crate) jobs: Option<u64>,
+    /// The child's `stats` object (of the run the verdict comes from).
+    pub(crate) stats: Option<Value>,
+    /// `weft check` refused the check (exit 2): the reason says why.
+    pub(crate) refused: bool,
+    /// The model's `expect` object (mode name to verdict), if it has one.
+    pub(crate) expect: Option<Value>,
 }
 
 impl Record {
@@ -135,7 +141,21 @@ impl Record {
                 None
             },
             jobs,
+            stats: lead.stats.clone(),
+            refused: lead.refused,
+            expect: None,
         }
+    }
+
+    /// The integer statistic `key` of the child (`refinements`,
+    /// `exception_products`, `classes`, ...).
+    pub(crate) fn stat(&self, key: &str) -> Option<u64> {
+        self.stats.as_ref()?.get(key)?.as_u64()
+    }
+
+    /// What the model's `expect` says for this point's mode.
+    pub(crate) fn expected(&self) -> Option<&str> {
+        self.expect.as_ref()?.get(self.point.mode.name())?.as_str()
     }
 
     /// A point not run because a smaller n of its curve was over budget
@@ -167,6 +187,9 @@ impl Record {
             killed: false,
             stop: why,
             jobs: None,
+            stats: None,
+            refused: false,
+            expect: None,
         }
     }
 
@@ -193,12 +216,14 @@ impl Record {
         json!({
             "family": p.source.family_name(),
             "model": self.model,
-            "file": match &p.source {
-                super::grid::Source::File(f) => json!(f.display().to_string()),
+            "file": p.source.file().map(|f| f.display().to_string()),
+            "error": match &p.source {
+                super::grid::Source::WithError { error, .. } => json!(error),
                 _ => Value::Null,
             },
             "params": params,
             "mode": p.mode.name(),
+            "refine": p.refine.map(super::grid::Strategy::name),
             "verdict": self.status.name(),
             "stop": self.stop.map(StopCause::name),
             "reason": self.reason,
@@ -209,6 +234,9 @@ impl Record {
             "runs": self.runs,
             "jobs": self.jobs,
             "killed_by_harness": self.killed,
+            "refused": self.refused,
+            "expect": self.expect,
+            "stats": self.stats,
         })
     }
 }

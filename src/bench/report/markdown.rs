@@ -22,39 +22,7 @@ pub(crate) fn to_markdown(b: &Bench) -> String {
     let recs = &b.records;
     let lock_only = all_lock(recs);
     let subject = subject(recs);
-    let _ = writeln!(md, "# weft bench: {subject}\n");
-    let _ = writeln!(md, "- Command: `{}`", b.command);
-    let _ = writeln!(md, "- Machine: {}", b.machine.summary());
-    let _ = writeln!(
-        md,
-        "- Started {} UTC; wall time {}; {} points, {} child runs of `weft check`.",
-        utc_date_time(b.started_unix),
-        fmt_duration(b.wall_s),
-        recs.len(),
-        recs.iter().map(|r| r.runs).sum::<u32>()
-    );
-    let _ = writeln!(
-        md,
-        "- Each point is the median of {} of the engine's own time `stats.time_s` (model loading excluded); a run that does not finish is not repeated. Per-run timeout {} s (the harness kills a child {} s later), memory budget {} MiB{}. Min and max are in report.json.",
-        if b.repeat == 1 {
-            "1 run".to_string()
-        } else {
-            format!("up to {} runs", b.repeat)
-        },
-        b.limits.timeout_s,
-        GRACE.as_secs(),
-        b.limits.max_memory_mib,
-        match b.limits.max_states {
-            Some(n) => format!(", state budget {}", fmt_int(n)),
-            None => String::new(),
-        }
-    );
-    let _ = writeln!(
-        md,
-        "- Jobs: standard's search ran on {} worker thread{} (`--jobs`; by default one per core, as for `weft check`); thread-modular and cartesian-exc are sequential.",
-        b.jobs,
-        if b.jobs == 1 { "" } else { "s" }
-    );
+    preamble(&mut md, b, &subject, "report.json");
     let _ = writeln!(
         md,
         "- Cells: seconds for `safe`; `unknown (s)` for an alarm of an abstract mode; `timeout`; `budget` (over the memory or state budget); `skipped` (a smaller n of the same row timed out or went over budget; report.json's `reason` says which); `error`.\n"
@@ -92,6 +60,46 @@ pub(crate) fn to_markdown(b: &Bench) -> String {
     md.push_str("\n\n");
     not_plotted(&mut md, recs);
     md
+}
+
+/// The title and the first lines of a report: command, machine, when, how
+/// each point was measured (`json`: the report's JSON file, for min and
+/// max).
+pub(super) fn preamble(md: &mut String, b: &Bench, subject: &str, json: &str) {
+    let recs = &b.records;
+    let _ = writeln!(md, "# weft bench: {subject}\n");
+    let _ = writeln!(md, "- Command: `{}`", b.command);
+    let _ = writeln!(md, "- Machine: {}", b.machine.summary());
+    let _ = writeln!(
+        md,
+        "- Started {} UTC; wall time {}; {} points, {} child runs of `weft check`.",
+        utc_date_time(b.started_unix),
+        fmt_duration(b.wall_s),
+        recs.len(),
+        recs.iter().map(|r| r.runs).sum::<u32>()
+    );
+    let _ = writeln!(
+        md,
+        "- Each point is the median of {} of the engine's own time `stats.time_s` (model loading excluded); a run that does not finish is not repeated. Per-run timeout {} s (the harness kills a child {} s later), memory budget {} MiB{}. Min and max are in {json}.",
+        if b.repeat == 1 {
+            "1 run".to_string()
+        } else {
+            format!("up to {} runs", b.repeat)
+        },
+        b.limits.timeout_s,
+        GRACE.as_secs(),
+        b.limits.max_memory_mib,
+        match b.limits.max_states {
+            Some(n) => format!(", state budget {}", fmt_int(n)),
+            None => String::new(),
+        }
+    );
+    let _ = writeln!(
+        md,
+        "- Jobs: standard's search ran on {} worker thread{} (`--jobs`; by default one per core, as for `weft check`); the abstract engines (thread-modular, cartesian-exc, refine) are sequential.",
+        b.jobs,
+        if b.jobs == 1 { "" } else { "s" }
+    );
 }
 
 fn table(recs: &[&Record], lock_only: bool, f: impl Fn(&Record) -> String) -> String {

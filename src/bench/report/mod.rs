@@ -9,6 +9,7 @@
 //! | `fig1` | the Fig. 1 comparison: standard against cartesian-exc on lock(n, 1) |
 //! | `fit` | least-squares fits of time against n, and the paper's exponents |
 //! | `prose` | the "What this shows" paragraph |
+//! | `refine` | the refine preset's refine.md and refine.json: standard beside refine's strategies per model, disagreements, the control-abstraction paper's Table 1 beside |
 //!
 //! This module holds the `Bench` the report is made of and the questions
 //! every part asks of the records (rows, columns, modes). Number formatting
@@ -20,9 +21,11 @@ mod fit;
 mod json;
 mod markdown;
 mod prose;
+mod refine;
 
 pub(crate) use json::to_json;
 pub(crate) use markdown::to_markdown;
+pub(crate) use refine::{disagreements, to_json as refine_json, to_markdown as refine_markdown};
 
 use super::grid::{Family, Source};
 use super::harness::Limits;
