@@ -7,6 +7,7 @@ pub(crate) mod error;
 pub(crate) mod exceptions;
 pub(crate) mod progress;
 pub(crate) mod refine;
+mod rendezvous;
 pub(crate) mod result;
 pub(crate) mod standard;
 pub(crate) mod store;
@@ -236,11 +237,13 @@ pub(crate) fn check(
     opts: &CheckOptions,
 ) -> Result<RunReport, CheckError> {
     check_property_names(prog, &opts.properties)?;
-    if !prog.channels.is_empty() && mode != Mode::Standard {
-        return Err(CheckError::Unsupported(format!(
-            "the model has channels (rendezvous between threads), which only --mode standard supports; {} checks one thread at a time",
-            mode.name()
-        )));
+    if !prog.channels.is_empty()
+        && mode == Mode::Refine
+        && opts.refinement != Refinement::Exceptions
+    {
+        return Err(CheckError::Unsupported(
+            "the model has channels (rendezvous between threads), which --refine control does not support yet; use --refine exceptions".into(),
+        ));
     }
     if opts.symmetry && !prog.channels.is_empty() {
         return Err(CheckError::Unsupported(

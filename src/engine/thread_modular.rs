@@ -9,9 +9,16 @@
 //! each new guarantee edge is applied once to the existing R facts. No global
 //! re-iteration. An error is reported when some error state (g, l_1..l_n)
 //! has R(t, g, l_t) for every t (decided per g by `property::Decider`).
+//!
+//! Rendezvous (`engine::rendezvous`) extend (AG STEP) to pairs: a new R fact
+//! is paired once with the partner facts that exist at its global store
+//! (a partner fact added later pairs with it when it is processed); the
+//! joint step gives both threads their new facts and a guarantee edge of the
+//! pair, which (AG ENV) applies to every other thread.
 
 use super::abstract_report::{self, AbstractFixpoint, Decide, Found};
 use super::error::CheckError;
+use super::rendezvous::Offered;
 use super::result::{
     Derivation, Derived, GuaranteeEdge, Invariant, InvariantForm, ReachFact, RunReport, Stats,
     ThreadSummary, Witness, WitnessThread,
@@ -33,6 +40,16 @@ pub(crate) enum Origin {
     Step { g: u32, l: u32, trans: u32 },
     /// (AG ENV) from global `g` by a step that thread `by` guaranteed.
     Env { g: u32, by: u32 },
+    /// (AG STEP) of a rendezvous: from local `l` at global `g` by
+    /// transition `trans`, together with thread `partner`.
+    Sync {
+        g: u32,
+        l: u32,
+        trans: u32,
+        partner: u32,
+    },
+    /// (AG ENV) from global `g` by a rendezvous of threads `by` and `with`.
+    EnvPair { g: u32, by: u32, with: u32 },
 }
 
 /// The fixpoint (R, G) with the exploration context it was computed in.
@@ -46,6 +63,10 @@ pub(crate) struct ThreadModular<'p> {
     pub(crate) guarantee: Vec<FxHashSet<(u32, u32)>>,
     /// All guarantee edges by source: g -> [(thread, g')].
     guar_from: FxHashMap<u32, Vec<(u32, u32)>>,
+    /// G of rendezvous: (thread, thread, g, g'), the threads in order.
+    pub(crate) pair_guarantee: FxHashSet<(u32, u32, u32, u32)>,
+    /// The pairs' edges that change g, by source: g -> [(thread, thread, g')].
+    pair_from: FxHashMap<u32, Vec<(u32, u32, u32)>>,
     worklist: VecDeque<(u32, u32, u32)>,
     /// |R|, kept as facts are added (the budget reads it per fact).
     reach_count: usize,
@@ -73,6 +94,8 @@ impl<'p> ThreadModular<'p> {
             reach_by_g: vec![FxHashMap::default(); n],
             guarantee: vec![FxHashSet::default(); n],
             guar_from: FxHashMap::default(),
+            pair_guarantee: FxHashSet::default(),
+            pair_from: FxHashMap::default(),
             worklist: VecDeque::new(),
             reach_count: 0,
             model_error: None,
@@ -124,6 +147,9 @@ impl<'p> ThreadModular<'p> {
             );
             self.add_guarantee(t, g, s.g);
         }
+        if !self.exp.prog.channels.is_empty() {
+            self.rendezvous(t, g, l);
+        }
         // (AG ENV): steps of other threads from this global store. The
         // edges are taken out while facts are added (adding R facts never
         // adds guarantee edges), to avoid copying them.
@@ -135,6 +161,83 @@ impl<'p> ThreadModular<'p> {
             }
             self.guar_from.insert(g, edges);
         }
+        if let Some(edges) = self.pair_from.remove(&g) {
+            for &(a, b, g2) in &edges {
+                if a as usize != t && b as usize != t {
+                    self.add_reach(t, g2, l, Origin::EnvPair { g, by: a, with: b });
+                }
+            }
+            self.pair_from.insert(g, edges);
+        }
+    }
+
+    /// (AG STEP) for rendezvous: the joint steps of thread t at l with the
+    /// other threads' R facts at g, in either role.
+    fn rendezvous(&mut self, t: usize, g: u32, l: u32) {
+        let mut offered = Offered::new(g);
+        if offered.add(&mut self.exp, t, l) {
+            for u in (0..self.reach.len()).filter(|&u| u != t) {
+                let ls = self.reach_by_g[u].get(&g).cloned().unwrap_or_default();
+                for lu in ls {
+                    offered.add(&mut self.exp, u, lu);
+                }
+            }
+        }
+        let joints = offered.joint_steps(&mut self.exp, |s, r| s.0 == t || r.0 == t);
+        if let (Some((u, lu, msg)), None) = (offered.errors.first(), &self.model_error) {
+            self.model_error = Some((*u, g, *lu, msg.clone()));
+        }
+        for j in joints {
+            let s = j.step;
+            let (a, b) = (s.sender as u32, s.receiver as u32);
+            let from_send = Origin::Sync {
+                g,
+                l: j.from_send,
+                trans: s.send_trans,
+                partner: b,
+            };
+            self.add_reach(s.sender, s.g, s.l_send, from_send);
+            let from_recv = Origin::Sync {
+                g,
+                l: j.from_recv,
+                trans: s.recv_trans,
+                partner: a,
+            };
+            self.add_reach(s.receiver, s.g, s.l_recv, from_recv);
+            self.add_pair_guarantee(a.min(b), a.max(b), g, s.g);
+        }
+    }
+
+    /// A guarantee edge of the rendezvous of threads a < b: (AG ENV) for
+    /// the R facts of every other thread that already exist at g.
+    fn add_pair_guarantee(&mut self, a: u32, b: u32, g: u32, g2: u32) {
+        if !self.pair_guarantee.insert((a, b, g, g2)) || g == g2 {
+            return;
+        }
+        self.pair_from.entry(g).or_default().push((a, b, g2));
+        for t in 0..self.reach.len() {
+            if t == a as usize || t == b as usize {
+                continue;
+            }
+            if let Some(ls) = self.reach_by_g[t].remove(&g) {
+                for &l in &ls {
+                    self.add_reach(t, g2, l, Origin::EnvPair { g, by: a, with: b });
+                }
+                self.reach_by_g[t].insert(g, ls);
+            }
+        }
+    }
+
+    /// G for thread t with the rendezvous edges it takes part in.
+    fn guarantee_of(&self, t: usize) -> FxHashSet<(u32, u32)> {
+        let mut edges = self.guarantee[t].clone();
+        edges.extend(
+            self.pair_guarantee
+                .iter()
+                .filter(|(a, b, _, _)| *a as usize == t || *b as usize == t)
+                .map(|&(_, _, g, g2)| (g, g2)),
+        );
+        edges
     }
 
     fn add_guarantee(&mut self, e: usize, g: u32, g2: u32) {
@@ -174,10 +277,11 @@ impl<'p> ThreadModular<'p> {
             .collect()
     }
 
-    /// G for thread t, as values (global store before, after).
+    /// G for thread t (with the rendezvous it takes part in), as values
+    /// (global store before, after).
     #[cfg(test)]
     pub(crate) fn guarantee_values(&self, t: usize) -> FxHashSet<(Vec<Val>, Vec<Val>)> {
-        self.guarantee[t]
+        self.guarantee_of(t)
             .iter()
             .map(|&(a, b)| {
                 (
@@ -193,7 +297,7 @@ impl<'p> ThreadModular<'p> {
     }
 
     pub(crate) fn guarantee_size(&self) -> usize {
-        self.guarantee.iter().map(|g| g.len()).sum()
+        self.guarantee.iter().map(|g| g.len()).sum::<usize>() + self.pair_guarantee.len()
     }
 
     /// Global stores at which every thread has some local store.
@@ -239,6 +343,25 @@ impl<'p> ThreadModular<'p> {
                     facts.push(fact(Derived::Env(prog.threads[*by as usize].name.clone())));
                     g = *g0;
                 }
+                Some(Origin::Sync {
+                    g: g0,
+                    l: l0,
+                    trans,
+                    partner,
+                }) => {
+                    let label = &tpl.transitions[*trans as usize].label;
+                    let with = &prog.threads[*partner as usize].name;
+                    facts.push(fact(Derived::Step(format!("{label} with {with}"))));
+                    (g, l) = (*g0, *l0);
+                }
+                Some(Origin::EnvPair { g: g0, by, with }) => {
+                    let (a, b) = (
+                        &prog.threads[*by as usize].name,
+                        &prog.threads[*with as usize].name,
+                    );
+                    facts.push(fact(Derived::Env(format!("{a} and {b}"))));
+                    g = *g0;
+                }
             }
         }
         facts.reverse();
@@ -266,7 +389,7 @@ impl<'p> ThreadModular<'p> {
                         });
                     }
                 }
-                let mut edges: Vec<(u32, u32)> = self.guarantee[t].iter().copied().collect();
+                let mut edges: Vec<(u32, u32)> = self.guarantee_of(t).into_iter().collect();
                 edges.sort_unstable();
                 let guarantee = edges
                     .iter()

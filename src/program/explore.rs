@@ -1,7 +1,9 @@
 //! Interned stores and the per-thread successor function shared by all
-//! engines: `(thread, g, l) -> [(g', l', transition)]`, memoised.
+//! engines: `(thread, g, l) -> [(g', l', transition)]`, memoised. The
+//! rendezvous, which move two threads, are in `rendezvous.rs`.
 
-use super::{Action, CExpr, Ctx, EvalError, Program, SyncOp, Target, Val};
+use super::rendezvous::Offers;
+use super::{Action, CExpr, Ctx, EvalError, Program, Target, Val};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
@@ -60,12 +62,16 @@ pub(crate) struct Explorer<'p> {
     /// template whose code never reads `tid`.
     class_of: Vec<usize>,
     memo: Vec<FxHashMap<(u32, u32), Arc<Succs>>>,
+    /// The rendezvous a thread offers from `(g, l)`, per memo class, and
+    /// their number (bounded by `MEMO_LIMIT` too).
+    pub(super) offers_memo: Vec<FxHashMap<(u32, u32), Arc<Offers>>>,
+    pub(super) offers_entries: usize,
     memo_entries: usize,
     memo_limit: usize,
 }
 
 /// Memo entries kept at most; past this, successors are recomputed.
-const MEMO_LIMIT: usize = 4_000_000;
+pub(super) const MEMO_LIMIT: usize = 4_000_000;
 
 impl<'p> Explorer<'p> {
     pub(crate) fn new(prog: &'p Program) -> Explorer<'p> {
@@ -93,6 +99,8 @@ impl<'p> Explorer<'p> {
             locals: prog.templates.iter().map(|_| Interner::default()).collect(),
             class_of,
             memo: (0..classes).map(|_| FxHashMap::default()).collect(),
+            offers_memo: (0..classes).map(|_| FxHashMap::default()).collect(),
+            offers_entries: 0,
             memo_entries: 0,
             memo_limit: MEMO_LIMIT,
         }
@@ -260,172 +268,9 @@ impl<'p> Explorer<'p> {
     }
 }
 
-/// Stores after a rendezvous: (globals, sender's local, receiver's local).
-type RendezvousResult = (Vec<Val>, Vec<Val>, Vec<Val>);
-
-/// One rendezvous: a sender's and a receiver's transitions fired together.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct SyncStep {
-    pub(crate) sender: usize,
-    pub(crate) send_trans: u32,
-    pub(crate) receiver: usize,
-    pub(crate) recv_trans: u32,
-    pub(crate) g: u32,
-    pub(crate) l_send: u32,
-    pub(crate) l_recv: u32,
-}
-
-impl Explorer<'_> {
-    /// Every rendezvous enabled in the state `(g, locals)`: a `c!e` of one
-    /// thread and a `c?x` of another, both at their source and with true
-    /// guards. The value is evaluated in the sender's state; then the
-    /// sender's effects run, then the receive and the receiver's effects.
-    /// Also returns the first run-time model error met.
-    pub(crate) fn sync_steps(&mut self, g: u32, locals: &[u32]) -> (Vec<SyncStep>, Option<String>) {
-        let prog = self.prog;
-        let gs: Vec<Val> = self.globals.get(g).to_vec();
-        let mut sends = Vec::new();
-        let mut recvs = Vec::new();
-        let mut error = None;
-        for (t, &l) in locals.iter().enumerate() {
-            let th = &prog.threads[t];
-            let tpl = &prog.templates[th.template as usize];
-            let ls = self.locals[th.template as usize].get(l);
-            for &ti in &tpl.outgoing[ls[0] as usize] {
-                let tr = &tpl.transitions[ti as usize];
-                let Some(op) = &tr.sync else { continue };
-                let ctx = Ctx {
-                    g: &gs,
-                    tid: th.tid,
-                    template: th.template as usize,
-                    l: ls,
-                    state: None,
-                    terms: &[],
-                };
-                let on = match &tr.guard {
-                    None => Ok(true),
-                    Some(e) => e.eval(&ctx).map(|v| v != 0),
-                };
-                let value = match (on, op) {
-                    (Ok(false), _) => continue,
-                    (
-                        Ok(true),
-                        SyncOp::Send {
-                            channel,
-                            value: Some(e),
-                        },
-                    ) => e.eval(&ctx).map(|v| (*channel, Some(v))),
-                    (
-                        Ok(true),
-                        SyncOp::Send {
-                            channel,
-                            value: None,
-                        },
-                    ) => Ok((*channel, None)),
-                    (Ok(true), SyncOp::Recv { channel, .. }) => {
-                        recvs.push((t, ti, *channel));
-                        continue;
-                    }
-                    (Err(e), _) => Err(e),
-                };
-                match value {
-                    Ok((c, v)) => sends.push((t, ti, c, v)),
-                    Err(EvalError(m)) => {
-                        error.get_or_insert(format!("{}: {m}", tr.path));
-                    }
-                }
-            }
-        }
-        let mut out = Vec::new();
-        for &(t1, tr1, c, value) in &sends {
-            for &(t2, tr2, c2) in &recvs {
-                if c != c2 || t1 == t2 {
-                    continue;
-                }
-                match self.rendezvous(&gs, locals, (t1, tr1, value), (t2, tr2)) {
-                    Ok(results) => {
-                        for (g2, l1, l2) in results {
-                            let g2 = self.globals.intern(&g2);
-                            let l_send = self.intern_local(t1, &l1);
-                            let l_recv = self.intern_local(t2, &l2);
-                            out.push(SyncStep {
-                                sender: t1,
-                                send_trans: tr1,
-                                receiver: t2,
-                                recv_trans: tr2,
-                                g: g2,
-                                l_send,
-                                l_recv,
-                            });
-                        }
-                    }
-                    Err(m) => {
-                        error.get_or_insert(m);
-                    }
-                }
-            }
-        }
-        (out, error)
-    }
-
-    /// Fires one sender/receiver pair; every resulting (g, l_send, l_recv).
-    fn rendezvous(
-        &self,
-        gs: &[Val],
-        locals: &[u32],
-        (t1, tr1, value): (usize, u32, Option<i64>),
-        (t2, tr2): (usize, u32),
-    ) -> Result<Vec<RendezvousResult>, String> {
-        let prog = self.prog;
-        let (th1, th2) = (&prog.threads[t1], &prog.threads[t2]);
-        let (tp1, tp2) = (th1.template as usize, th2.template as usize);
-        let send = &prog.templates[tp1].transitions[tr1 as usize];
-        let recv = &prog.templates[tp2].transitions[tr2 as usize];
-        let fail = |tr: &super::Transition, e: EvalError| format!("{}: {}", tr.path, e.0);
-        let mut after_send = Vec::new();
-        let (mut g1, mut l1) = (gs.to_vec(), self.locals[tp1].get(locals[t1]).to_vec());
-        execute(
-            &send.actions,
-            th1.tid,
-            tp1,
-            &mut g1,
-            &mut l1,
-            &mut after_send,
-        )
-        .map_err(|e| fail(send, e))?;
-        // The receive is an assignment of the offered value, then the effects.
-        let mut recv_actions: Vec<Action> = Vec::new();
-        if let (
-            Some(SyncOp::Recv {
-                target: Some(a), ..
-            }),
-            Some(v),
-        ) = (&recv.sync, value)
-        {
-            let mut a = a.clone();
-            a.rhs = Some(CExpr::Const(v));
-            recv_actions.push(a);
-        }
-        recv_actions.extend(recv.actions.iter().cloned());
-        let mut out = Vec::new();
-        for (mut g2, mut l1) in after_send {
-            l1[0] = send.to as Val;
-            let mut l2 = self.locals[tp2].get(locals[t2]).to_vec();
-            let mut done = Vec::new();
-            execute(&recv_actions, th2.tid, tp2, &mut g2, &mut l2, &mut done)
-                .map_err(|e| fail(recv, e))?;
-            for (g3, mut l2) in done {
-                l2[0] = recv.to as Val;
-                out.push((g3, l1.clone(), l2));
-            }
-        }
-        Ok(out)
-    }
-}
-
 /// Runs `actions` in order on copies of the stores; `any` forks one branch
 /// per domain value. Finished branches are pushed to `out`.
-fn execute(
+pub(super) fn execute(
     actions: &[Action],
     tid: i64,
     template: usize,

@@ -6,6 +6,7 @@ pub(crate) mod cexpr;
 pub(crate) mod explore;
 pub(crate) mod ops;
 pub(crate) mod ranges;
+pub(crate) mod rendezvous;
 
 pub(crate) use cexpr::{CExpr, Ctx, EvalError, StateView, Val};
 pub(crate) use explore::{Explorer, Succs};

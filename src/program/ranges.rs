@@ -19,12 +19,19 @@
 //! from initial values and from the same assignments evaluated at states
 //! whose every variable lies in its interval, and such values are inside the
 //! intervals by construction. Anything the analysis does not model (an
-//! expression form it cannot bound, `x := any`, channels) falls back to the
-//! declared range.
+//! expression form it cannot bound, `x := any`) falls back to the declared
+//! range. A rendezvous (`sync.rs`) is a send, stepped as a transition of its
+//! own, and a receive that assigns any value some send on its channel can
+//! offer. The operators' interval arithmetic is in `arith.rs`.
 
 use super::cexpr::CExpr;
 use super::ops::{BinOp, UnOp};
-use super::{Layout, Program, Target, Transition};
+use super::{Action, Layout, Program, SyncOp, Target, Transition};
+use arith::{binop, truth};
+use sync::Received;
+
+mod arith;
+mod sync;
 
 /// A closed interval of values.
 pub(crate) type Interval = (i64, i64);
@@ -64,12 +71,6 @@ fn join_at(a: &Option<Vec<Interval>>, b: &Option<Vec<Interval>>) -> Option<Vec<I
 }
 
 impl Ranges {
-    /// The declared ranges, as the analysis's fallback and upper bound.
-    pub(crate) fn declared(prog: &Program) -> Ranges {
-        let env = Env::declared(prog);
-        env.to_slots(prog)
-    }
-
     /// Does the state (globals, per-thread local stores) lie inside?
     pub(crate) fn contain(&self, g: &[super::Val], ls: &[Vec<super::Val>], prog: &Program) -> bool {
         inside(g, &self.globals)
@@ -89,12 +90,8 @@ impl Ranges {
             .collect()
     }
 
-    /// The inferred ranges of the model (the declared ones for models with
-    /// channels, whose rendezvous the analysis does not model).
+    /// The inferred ranges of the model.
     pub(crate) fn infer(prog: &Program) -> Ranges {
-        if !prog.channels.is_empty() {
-            return Ranges::declared(prog);
-        }
         let declared = Env::declared(prog);
         let mut env = Env::initial(prog);
         let mut round = 0;
@@ -272,16 +269,23 @@ impl Env {
             globals: vec![EMPTY; self.globals.len()],
             locals: self.locals.iter().map(|l| vec![None; l.len()]).collect(),
         };
+        let sent = self.sent(prog);
         for (ti, tpl) in prog.templates.iter().enumerate() {
             let tids = tids(prog, ti);
             for tr in &tpl.transitions {
-                self.assign(prog, ti, tr, tids, declared, &mut out);
+                let received = match &tr.sync {
+                    Some(SyncOp::Recv { channel, .. }) => Some(&sent[*channel as usize]),
+                    _ => None,
+                };
+                self.assign(prog, ti, tr, tids, declared, received, &mut out);
             }
         }
         out
     }
 
-    /// Joins into `out` the values `tr` assigns from states in `self`.
+    /// Joins into `out` the values `tr` assigns from states in `self`; for
+    /// a receive, what its channel's sends can offer.
+    #[allow(clippy::too_many_arguments)]
     fn assign(
         &self,
         prog: &Program,
@@ -289,6 +293,7 @@ impl Env {
         tr: &Transition,
         tids: Interval,
         declared: &Env,
+        received: Option<&Received>,
         out: &mut Env,
     ) {
         // The locals over the reached source locations; none reached: the
@@ -315,48 +320,26 @@ impl Env {
                 return; // a conjunct has no solution inside the ranges
             }
         }
-        for a in &tr.actions {
-            let (is_global, slot, cell) = match &a.target {
-                Target::Global(s) => (true, *s, false),
-                Target::Local(s) => (false, *s, false),
-                Target::GlobalCell(s, _, _) => (true, *s, true),
-                Target::LocalCell(s, _, _) => (false, *s, true),
+        if let Some(rec) = received {
+            let Some(value) = rec.value else {
+                return; // no send on the channel can fire
             };
-            let layout = if is_global {
-                &prog.globals
-            } else {
-                &prog.templates[ti].locals
-            };
-            let Some(var) = var_of(layout, slot) else {
-                continue;
-            };
-            let top = if is_global {
-                declared.globals[var]
-            } else {
-                // Every location of `declared` holds the declared ranges.
-                declared.locals[ti]
-                    .first()
-                    .and_then(|l| l.as_ref())
-                    .map_or((i64::MIN, i64::MAX), |l| l[var])
-            };
-            // Values outside the declared range are run-time errors, not
-            // successors.
-            let value = match a.rhs.as_ref().and_then(|e| here.eval(e)) {
-                Some((lo, hi)) => (lo.max(top.0), hi.min(top.1)),
-                None => top,
-            };
-            if value.0 > value.1 {
-                return; // every value is out of range: no successor
+            // The sender's effects run before the receiver's: the globals
+            // are any of `self`'s (closed under the sender's step), not the
+            // ones the receiver's guard narrowed.
+            here.globals.clone_from(&self.globals);
+            if let Some(SyncOp::Recv {
+                target: Some(a), ..
+            }) = &tr.sync
+                && !here.write(a, Some(value), rec.valueless, declared, out)
+            {
+                return;
             }
-            let scope = if is_global {
-                &mut here.globals[var]
-            } else {
-                &mut here.locals[var]
-            };
-            // A cell write keeps the array's other cells: a weak update.
-            *scope = if cell { join(*scope, value) } else { value };
-            if is_global {
-                out.globals[var] = join(out.globals[var], value);
+        }
+        for a in &tr.actions {
+            let value = a.rhs.as_ref().and_then(|e| here.eval(e));
+            if !here.write(a, value, false, declared, out) {
+                return;
             }
         }
         // The thread's locals after the step: assigned, or as the guard
@@ -475,6 +458,68 @@ impl Scope<'_> {
         })
     }
 
+    /// Joins into `out` the effect of assigning `a` a value in `value`
+    /// (`None`: unbounded; `weak`: or keeping the old value); `false` when
+    /// every value is out of the target's declared range (a run-time error,
+    /// no successor).
+    fn write(
+        &mut self,
+        a: &Action,
+        value: Option<Interval>,
+        weak: bool,
+        declared: &Env,
+        out: &mut Env,
+    ) -> bool {
+        let ti = self.template;
+        let (is_global, slot, cell) = match &a.target {
+            Target::Global(s) => (true, *s, false),
+            Target::Local(s) => (false, *s, false),
+            Target::GlobalCell(s, _, _) => (true, *s, true),
+            Target::LocalCell(s, _, _) => (false, *s, true),
+        };
+        let layout = if is_global {
+            &self.prog.globals
+        } else {
+            &self.prog.templates[ti].locals
+        };
+        let Some(var) = var_of(layout, slot) else {
+            return true;
+        };
+        let top = if is_global {
+            declared.globals[var]
+        } else {
+            // Every location of `declared` holds the declared ranges.
+            declared.locals[ti]
+                .first()
+                .and_then(|l| l.as_ref())
+                .map_or((i64::MIN, i64::MAX), |l| l[var])
+        };
+        // Values outside the declared range are run-time errors, not
+        // successors.
+        let value = match value {
+            Some((lo, hi)) => (lo.max(top.0), hi.min(top.1)),
+            None => top,
+        };
+        if value.0 > value.1 {
+            return weak; // every value is out of range: no successor
+        }
+        let scope = if is_global {
+            &mut self.globals[var]
+        } else {
+            &mut self.locals[var]
+        };
+        // A cell write keeps the array's other cells: a weak update.
+        *scope = if cell || weak {
+            join(*scope, value)
+        } else {
+            value
+        };
+        if is_global {
+            out.globals[var] = join(out.globals[var], value);
+        }
+        true
+    }
+
     /// Narrows the scalars a guard compares, where every state satisfying
     /// the guard has them in the narrower interval: through `&&`, and for
     /// `x op c`, `c op x` and `x op y` with x, y scalar variables. `false`
@@ -533,120 +578,5 @@ impl Scope<'_> {
     }
 }
 
-/// `[0, 1]` unless the comparison is decided: `(1, 1)` when always true,
-/// `(0, 0)` when always false.
-fn truth(always: bool, never: bool) -> Interval {
-    match (always, never) {
-        (true, _) => (1, 1),
-        (_, true) => (0, 0),
-        _ => (0, 1),
-    }
-}
-
-fn binop(op: BinOp, (a, b): Interval, (c, d): Interval) -> Option<Interval> {
-    let nonzero = |lo: i64, hi: i64| lo > 0 || hi < 0;
-    let zero = |lo: i64, hi: i64| lo == 0 && hi == 0;
-    Some(match op {
-        BinOp::Add => (a.checked_add(c)?, b.checked_add(d)?),
-        BinOp::Sub => (a.checked_sub(d)?, b.checked_sub(c)?),
-        BinOp::Mul => {
-            let p = [
-                a.checked_mul(c)?,
-                a.checked_mul(d)?,
-                b.checked_mul(c)?,
-                b.checked_mul(d)?,
-            ];
-            (*p.iter().min()?, *p.iter().max()?)
-        }
-        // Truncating division by a positive constant is monotone.
-        BinOp::Div if c == d && c > 0 => (a / c, b / c),
-        BinOp::Div => return None,
-        // Remainder by a positive constant m, with the dividend's sign.
-        BinOp::Rem if c == d && c > 0 => {
-            let m = c;
-            if a >= 0 && a / m == b / m {
-                // One block of m values: the remainder is a shift.
-                (a % m, b % m)
-            } else if b <= 0 && a / m == b / m {
-                (a % m, b % m)
-            } else if a >= 0 {
-                (0, (m - 1).min(b))
-            } else if b <= 0 {
-                ((-(m - 1)).max(a), 0)
-            } else {
-                (-(m - 1), m - 1)
-            }
-        }
-        BinOp::Rem => return None,
-        BinOp::Eq => truth(a == b && c == d && a == c, b < c || d < a),
-        BinOp::Ne => truth(b < c || d < a, a == b && c == d && a == c),
-        BinOp::Lt => truth(b < c, a >= d),
-        BinOp::Le => truth(b <= c, a > d),
-        BinOp::Gt => truth(a > d, b <= c),
-        BinOp::Ge => truth(a >= d, b < c),
-        BinOp::And => truth(nonzero(a, b) && nonzero(c, d), zero(a, b) || zero(c, d)),
-        BinOp::Or => truth(nonzero(a, b) || nonzero(c, d), zero(a, b) && zero(c, d)),
-        BinOp::Implies => truth(zero(a, b) || nonzero(c, d), nonzero(a, b) && zero(c, d)),
-        BinOp::BitAnd if a >= 0 && c >= 0 => (0, b.min(d)),
-        BinOp::BitOr | BinOp::BitXor if a >= 0 && c >= 0 => {
-            let hi = b.max(d);
-            // All bits up to the highest set bit of either operand.
-            let mask = if hi == 0 {
-                0
-            } else {
-                (1i64 << (64 - hi.leading_zeros())) - 1
-            };
-            (0, mask)
-        }
-        BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr => return None,
-    })
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn interval_arithmetic_contains_every_result() {
-        let samples: Vec<Interval> =
-            vec![(0, 0), (0, 3), (-2, 2), (1, 9), (-5, -1), (3, 3), (0, 255)];
-        let ops = [
-            BinOp::Add,
-            BinOp::Sub,
-            BinOp::Mul,
-            BinOp::Div,
-            BinOp::Rem,
-            BinOp::Eq,
-            BinOp::Ne,
-            BinOp::Lt,
-            BinOp::Le,
-            BinOp::Gt,
-            BinOp::Ge,
-            BinOp::And,
-            BinOp::Or,
-            BinOp::Implies,
-            BinOp::BitAnd,
-            BinOp::BitOr,
-            BinOp::BitXor,
-        ];
-        for op in ops {
-            for &x in &samples {
-                for &y in &samples {
-                    let Some((lo, hi)) = binop(op, x, y) else {
-                        continue;
-                    };
-                    for u in x.0..=x.1 {
-                        for v in y.0..=y.1 {
-                            if let Ok(r) = super::super::cexpr::binop(op, u, v) {
-                                assert!(
-                                    lo <= r && r <= hi,
-                                    "{op:?} {x:?} {y:?}: {u} {v} gives {r}, outside [{lo}, {hi}]"
-                                );
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-}
+mod tests;

@@ -1,5 +1,7 @@
 //! The DVE front end against BEEM's published figures (tests/data/beem,
-//! a copy of shared/beem): exact state and transition counts, verdicts of
+//! a copy of shared/beem and five instances of lann and lamport_nonatomic
+//! with their published figures from the same source, the public BEEM
+//! copy plug-obp/beem-benchmark): exact state and transition counts, verdicts of
 //! the reachability goals, `weft convert` round trips, clear refusals.
 
 use super::common;
@@ -66,7 +68,7 @@ fn stat(r: &crate::RunReport, k: &str) -> u64 {
 #[test]
 fn published_state_and_transition_counts_are_reproduced() {
     let rows = rows();
-    assert_eq!(rows.len(), 27);
+    assert_eq!(rows.len(), 32);
     let mut checked = 0;
     for row in &rows {
         let path = data().join(&row.file);
@@ -94,11 +96,11 @@ fn published_state_and_transition_counts_are_reproduced() {
         );
         checked += 1;
     }
-    assert_eq!(checked, 27);
+    assert_eq!(checked, 32);
     assert_eq!(
         rows.iter().filter(|r| r.channels).count(),
-        2,
-        "elevator and gear use channels"
+        7,
+        "elevator, gear, lann and lamport_nonatomic use channels"
     );
 }
 
@@ -130,19 +132,29 @@ fn published_reachability_answers_are_reproduced_with_shortest_traces() {
 }
 
 #[test]
-fn rendezvous_models_are_standard_only_and_traces_name_both_threads() {
+fn rendezvous_models_are_checked_by_every_mode_and_traces_name_both_threads() {
     let gear = data().join("dve/gear.1.dve");
-    let out = Command::cargo_bin("weft")
-        .unwrap()
-        .args(["check", gear.to_str().unwrap(), "--mode", "thread-modular"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        String::from_utf8(out.stderr)
+    // The abstract modes take rendezvous: an alarm (exit code 3) here.
+    for mode in ["thread-modular", "cartesian-exc"] {
+        let out = Command::cargo_bin("weft")
             .unwrap()
-            .contains("only --mode standard supports")
-    );
+            .args(["check", gear.to_str().unwrap(), "--mode", mode])
+            .args(["--error", "Clutch@error_open"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(3), "{mode}");
+    }
+    // refine finds the error, and its trace (rendezvous included) replays.
+    let prog = crate::model::load_any(&gear, &[], Some("Clutch@error_open"))
+        .map(crate::model::Model::into_program)
+        .unwrap();
+    let r = engine::check(&prog, Mode::Refine, &CheckOptions::default()).unwrap();
+    assert_eq!(r.outcomes[0].verdict, Verdict::Unsafe);
+    let trace = r.outcomes[0].trace.as_ref().unwrap();
+    assert!(trace.steps.iter().any(|s| s.partner.is_some()));
+    let line = r.to_json_lines();
+    let line: serde_json::Value = serde_json::from_str(line.lines().next().unwrap()).unwrap();
+    common::replay_line(&prog, &line, "gear.1");
     // A rendezvous step names both threads in the JSON trace.
     let out = Command::cargo_bin("weft")
         .unwrap()

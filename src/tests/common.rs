@@ -98,6 +98,15 @@ pub fn replay_line(prog: &Program, line: &Value, model: &str) {
             .position(|th| th.name == step["thread"])
             .expect("known thread");
         let tpl = prog.template_of(t);
+        if step.get("partner").is_some() {
+            (g, ls) = replay_rendezvous(prog, &mut exp, (g, ls), t, step).unwrap_or_else(|| {
+                panic!(
+                    "{model} step {}: not a rendezvous with these values: {step}",
+                    k + 1
+                )
+            });
+            continue;
+        }
         let succs = exp.successors(t, g, ls[t]);
         let next = succs
             .steps
@@ -118,7 +127,8 @@ pub fn replay_line(prog: &Program, line: &Value, model: &str) {
     }
     if property == crate::engine::MODEL_ERRORS {
         assert!(
-            (0..prog.threads.len()).any(|t| exp.successors(t, g, ls[t]).error.is_some()),
+            (0..prog.threads.len()).any(|t| exp.successors(t, g, ls[t]).error.is_some())
+                || exp.sync_steps(g, &ls).1.is_some(),
             "{model}: no step fails in the last state"
         );
         return;
@@ -128,6 +138,39 @@ pub fn replay_line(prog: &Program, line: &Value, model: &str) {
         crate::property::holds(&p.error, &exp, g, &ls).unwrap(),
         "{model}: the last state is not an error state"
     );
+}
+
+/// Replays one rendezvous step of a JSON trace: sender `t` and the
+/// step's `partner` fire the named transitions together and reach exactly
+/// the printed values. The state after it, or `None`.
+fn replay_rendezvous(
+    prog: &Program,
+    exp: &mut Explorer,
+    (g, ls): (u32, Vec<u32>),
+    t: usize,
+    step: &Value,
+) -> Option<(u32, Vec<u32>)> {
+    let obj = |vars: Vec<(String, Value)>| Value::Object(vars.into_iter().collect());
+    let partner = &step["partner"];
+    let u = prog
+        .threads
+        .iter()
+        .position(|th| th.name == partner["thread"])?;
+    let (tt, tu) = (prog.template_of(t), prog.template_of(u));
+    let steps = exp.sync_steps(g, &ls).0;
+    let st = steps.iter().find(|st| {
+        st.sender == t
+            && st.receiver == u
+            && tt.transitions[st.send_trans as usize].label == step["transition"]
+            && tu.transitions[st.recv_trans as usize].label == partner["transition"]
+            && obj(prog.globals.render(exp.globals.get(st.g))) == step["globals"]
+            && obj(tt.render_local(exp.local(t, st.l_send))) == step["locals"]
+            && obj(tu.render_local(exp.local(u, st.l_recv))) == partner["locals"]
+    })?;
+    let mut next = ls;
+    next[t] = st.l_send;
+    next[u] = st.l_recv;
+    Some((st.g, next))
 }
 
 /// The first state `standard` reaches outside the inferred value ranges,

@@ -11,6 +11,7 @@ mod differential;
 mod promela;
 mod ranges;
 mod refine;
+mod rendezvous;
 mod standard;
 mod symmetry;
 mod thread_modular;

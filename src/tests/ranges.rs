@@ -84,3 +84,39 @@ fn guards_narrow_what_assignments_read() {
     // Values outside the declared range are run-time errors, not values.
     assert_eq!(y_range("true", "y := x + 5"), (0, 7));
 }
+
+#[test]
+fn a_receive_gets_what_the_sends_offer_and_sees_the_senders_effects() {
+    // s: a -> b, `c!x + 2`, x := 5; t: a -> b, `c?y` when x == 0, then
+    // z := x. By hand, with one interval for x over the whole run: x is 0,
+    // then 5, so x ∈ 0..5; y gets x + 2 ∈ 2..7 (the run has 2); z gets x
+    // ∈ 0..5 and not the 0..0 that t's guard `x == 0` allows, because the
+    // sender's x := 5 runs before the receiver's effects (the run has 5).
+    // u waits on `d?w`, which nobody sends: it never leaves a, and w keeps
+    // its initial 1.
+    let model = serde_json::json!({
+        "name": "r",
+        "channels": ["c", "d"],
+        "globals": {"x": {"type": "int", "min": 0, "max": 7, "init": 0}},
+        "threads": [
+            {"name": "s", "start": "a",
+                "transitions": [{"from": "a", "to": "b", "sync": "c!x + 2", "do": "x := 5"}]},
+            {"name": "t", "start": "a",
+                "locals": {"y": {"type": "int", "min": 0, "max": 7}, "z": {"type": "int", "min": 0, "max": 7}},
+                "transitions": [{"from": "a", "to": "b", "when": "x == 0", "sync": "c?y", "do": "z := x"}]},
+            {"name": "u", "start": "a",
+                "locals": {"w": {"type": "int", "min": 0, "max": 7, "init": 1}},
+                "transitions": [{"from": "a", "to": "b", "sync": "d?w"}]}
+        ],
+        "properties": [{"name": "bad", "error": "false"}]
+    });
+    let prog = crate::model::load_str(&model.to_string(), "r.json", &[])
+        .map(crate::model::Model::into_program)
+        .unwrap_or_else(|d| panic!("{}", d.render()));
+    let r = Ranges::infer(&prog);
+    assert_eq!(r.globals, vec![(0, 5)]);
+    // t at b: pc, y, z.
+    assert_eq!(r.locals[1][1], Some(vec![(1, 1), (2, 7), (0, 5)]));
+    assert_eq!(r.locals[2], vec![Some(vec![(0, 0), (1, 1)]), None]);
+    assert!(super::common::reachable_outside_ranges(&prog).is_none());
+}

@@ -6,7 +6,8 @@
 //! * an `unsafe` carries a trace that replays step by step;
 //! * a `safe` comes with an invariant that, enumerated state by state,
 //!   contains the initial states, is closed under every thread's step and
-//!   holds no error state (inductiveness checked here, not by the engine);
+//!   every rendezvous, and holds no error state (inductiveness checked
+//!   here, not by the engine);
 //! * the exception set it saves lets cartesian-exc prove the model alone.
 
 use super::common;
@@ -97,6 +98,18 @@ pub(super) fn assert_inductive(prog: &Program, report: &RunReport) {
                     "not closed: {gs:?} {lss:?} -> {gs2:?} {lss2:?}"
                 );
             }
+        }
+        let (steps, error) = exp.sync_steps(g, &ls);
+        assert!(error.is_none(), "a rendezvous fails inside the invariant");
+        for st in steps {
+            let mut next = ls.clone();
+            next[st.sender] = st.l_send;
+            next[st.receiver] = st.l_recv;
+            let (gs2, lss2) = render(&exp, st.g, &next);
+            assert!(
+                contains(&gs2, &lss2),
+                "not closed under a rendezvous: {gs:?} {lss:?} -> {gs2:?} {lss2:?}"
+            );
         }
     }
 }

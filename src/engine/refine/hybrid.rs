@@ -17,7 +17,9 @@
 //! Cartesian products it was derived from. An untainted product was derived
 //! from initial states by exact posts only, so every state in it is
 //! reachable: an error there is real. A tainted one names the stores to make
-//! precise next.
+//! precise next. Rendezvous post two components at once (`joint.rs`).
+
+mod joint;
 
 use super::super::Budget;
 use crate::engine::exceptions::{BitSet, Product, product_is_empty, product_subset};
@@ -238,6 +240,9 @@ impl Hybrid {
                 self.posts += 1;
                 self.add(*g2, source, t, ls, taint, q);
             }
+        }
+        if !exp.prog.channels.is_empty() {
+            self.post_joint(exp, universe, g, source, taint, q)?;
         }
         Ok(())
     }

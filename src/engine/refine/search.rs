@@ -4,7 +4,8 @@
 //! derivation of the alarm's product is a chain of exact posts from an
 //! initial state, so a path to the error lies inside; the search finds a
 //! shortest one among those paths and returns it as a trace that `standard`
-//! would accept.
+//! would accept. Its steps are single threads' and rendezvous (a joint step
+//! of two threads, recorded with the receiver as the step's partner).
 
 use super::hybrid::Hybrid;
 use crate::engine::Budget;
@@ -40,7 +41,7 @@ fn inside(h: &Hybrid, (g, ls): &StateIds) -> bool {
 /// Searches the exact part of `h` for `goal`.
 pub(crate) fn search(exp: &mut Explorer, h: &Hybrid, goal: Goal, budget: &Budget) -> Found {
     let n = exp.prog.threads.len();
-    let mut parent: FxHashMap<StateIds, Option<(StateIds, usize, u32)>> = FxHashMap::default();
+    let mut parent: FxHashMap<StateIds, Option<Link>> = FxHashMap::default();
     let mut queue: VecDeque<StateIds> = VecDeque::new();
     for s in exp.initial_states() {
         if inside(h, &s) && !parent.contains_key(&s) {
@@ -67,28 +68,52 @@ pub(crate) fn search(exp: &mut Explorer, h: &Hybrid, goal: Goal, budget: &Budget
                 ls[t] = step.l;
                 let next = (step.g, ls);
                 if !parent.contains_key(&next) && inside(h, &next) {
-                    parent.insert(next.clone(), Some((state.clone(), t, step.trans)));
+                    parent.insert(next.clone(), Some((state.clone(), t, step.trans, None)));
                     queue.push_back(next);
                 }
+            }
+        }
+        if exp.prog.channels.is_empty() {
+            continue;
+        }
+        let (steps, error) = exp.sync_steps(state.0, &state.1);
+        if let (Goal::ModelError, Some(msg)) = (&goal, error) {
+            let msg = format!("a rendezvous cannot happen: {msg}");
+            return Found::Trace(Box::new(trace(exp, &parent, &state, Some(msg))));
+        }
+        for st in steps {
+            let mut ls = state.1.clone();
+            ls[st.sender] = st.l_send;
+            ls[st.receiver] = st.l_recv;
+            let next = (st.g, ls);
+            if !parent.contains_key(&next) && inside(h, &next) {
+                let partner = Some((st.receiver, st.recv_trans));
+                let link = (state.clone(), st.sender, st.send_trans, partner);
+                parent.insert(next.clone(), Some(link));
+                queue.push_back(next);
             }
         }
     }
     Found::Nothing
 }
 
+/// How a state was reached: the state before, the moving thread and its
+/// transition, and a rendezvous' receiver and its transition.
+type Link = (StateIds, usize, u32, Option<(usize, u32)>);
+
 fn trace(
     exp: &Explorer,
-    parent: &FxHashMap<StateIds, Option<(StateIds, usize, u32)>>,
+    parent: &FxHashMap<StateIds, Option<Link>>,
     last: &StateIds,
     failure: Option<String>,
 ) -> Trace {
     let mut steps = Vec::new();
     let mut at = last.clone();
-    while let Some(Some((prev, thread, trans))) = parent.get(&at) {
+    while let Some(Some((prev, thread, trans, partner))) = parent.get(&at) {
         steps.push(StepIds {
             thread: *thread,
             trans: *trans,
-            partner: None,
+            partner: *partner,
             state: at.clone(),
         });
         at = prev.clone();

@@ -1,0 +1,230 @@
+//! Rendezvous (DVE's synchronous channels): a `c!e` of one thread and a
+//! `c?x` of another fire together as one step. Split in two so that the
+//! abstract modes can pair thread states they never see side by side:
+//!
+//! * `offers`: what one thread at `(g, l)` offers, its enabled sync
+//!   transitions (memoised like the successors);
+//! * `fire`: the joint step of one sender and one receiver from `g`.
+//!
+//! `sync_steps` pairs the offers of one whole state, for the concrete
+//! searches (`standard`, refine's trace search). The abstract modes pair
+//! thread states drawn from their own abstract state (`engine::rendezvous`).
+
+use super::explore::{Explorer, MEMO_LIMIT, execute};
+use super::{Action, CExpr, Ctx, EvalError, SyncOp, Val};
+use std::sync::Arc;
+
+/// The sync transitions a thread at `(g, l)` can fire, with their guards
+/// true: sends with the value offered, receives; and the first run-time
+/// model error met evaluating a guard or a sent value (that transition
+/// then offers nothing).
+#[derive(Debug, Default)]
+pub(crate) struct Offers {
+    /// (transition, channel, value; `None` for `c!`).
+    pub(crate) sends: Vec<(u32, u32, Option<i64>)>,
+    /// (transition, channel).
+    pub(crate) recvs: Vec<(u32, u32)>,
+    pub(crate) error: Option<String>,
+}
+
+impl Offers {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.sends.is_empty() && self.recvs.is_empty()
+    }
+}
+
+/// One rendezvous: a sender's and a receiver's transitions fired together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SyncStep {
+    pub(crate) sender: usize,
+    pub(crate) send_trans: u32,
+    pub(crate) receiver: usize,
+    pub(crate) recv_trans: u32,
+    /// The stores after the step.
+    pub(crate) g: u32,
+    pub(crate) l_send: u32,
+    pub(crate) l_recv: u32,
+}
+
+/// Stores after a rendezvous: (globals, sender's local, receiver's local).
+type RendezvousResult = (Vec<Val>, Vec<Val>, Vec<Val>);
+
+impl Explorer<'_> {
+    /// What `thread` offers from `(g, l)`.
+    pub(crate) fn offers(&mut self, thread: usize, g: u32, l: u32) -> Arc<Offers> {
+        let class = self.memo_class(thread);
+        if let Some(o) = self.offers_memo[class].get(&(g, l)) {
+            return o.clone();
+        }
+        let o = Arc::new(self.compute_offers(thread, g, l));
+        if self.offers_entries < MEMO_LIMIT {
+            self.offers_memo[class].insert((g, l), o.clone());
+            self.offers_entries += 1;
+        }
+        o
+    }
+
+    fn compute_offers(&self, thread: usize, g: u32, l: u32) -> Offers {
+        let prog = self.prog;
+        let th = &prog.threads[thread];
+        let tpl = &prog.templates[th.template as usize];
+        let gs = self.globals.get(g);
+        let ls = self.locals[th.template as usize].get(l);
+        let mut out = Offers::default();
+        for &ti in &tpl.outgoing[ls[0] as usize] {
+            let tr = &tpl.transitions[ti as usize];
+            let Some(op) = &tr.sync else { continue };
+            let ctx = Ctx {
+                g: gs,
+                tid: th.tid,
+                template: th.template as usize,
+                l: ls,
+                state: None,
+                terms: &[],
+            };
+            let on = match &tr.guard {
+                None => Ok(true),
+                Some(e) => e.eval(&ctx).map(|v| v != 0),
+            };
+            let value = match (on, op) {
+                (Ok(false), _) => continue,
+                (
+                    Ok(true),
+                    SyncOp::Send {
+                        channel,
+                        value: Some(e),
+                    },
+                ) => e.eval(&ctx).map(|v| (*channel, Some(v))),
+                (
+                    Ok(true),
+                    SyncOp::Send {
+                        channel,
+                        value: None,
+                    },
+                ) => Ok((*channel, None)),
+                (Ok(true), SyncOp::Recv { channel, .. }) => {
+                    out.recvs.push((ti, *channel));
+                    continue;
+                }
+                (Err(e), _) => Err(e),
+            };
+            match value {
+                Ok((c, v)) => out.sends.push((ti, c, v)),
+                Err(EvalError(m)) => {
+                    out.error.get_or_insert(format!("{}: {m}", tr.path));
+                }
+            }
+        }
+        out
+    }
+
+    /// Every rendezvous enabled in the state `(g, locals)`: a `c!e` of one
+    /// thread and a `c?x` of another, both at their source and with true
+    /// guards. The value is evaluated in the sender's state; then the
+    /// sender's effects run, then the receive and the receiver's effects.
+    /// Also returns the first run-time model error met.
+    pub(crate) fn sync_steps(&mut self, g: u32, locals: &[u32]) -> (Vec<SyncStep>, Option<String>) {
+        let offers: Vec<Arc<Offers>> = (0..locals.len())
+            .map(|t| self.offers(t, g, locals[t]))
+            .collect();
+        let mut error = offers.iter().find_map(|o| o.error.clone());
+        let mut out = Vec::new();
+        for (t1, o1) in offers.iter().enumerate() {
+            for &(tr1, c, value) in &o1.sends {
+                for (t2, o2) in offers.iter().enumerate() {
+                    for &(tr2, c2) in &o2.recvs {
+                        if c != c2 || t1 == t2 {
+                            continue;
+                        }
+                        let send = (t1, locals[t1], tr1, value);
+                        match self.fire(g, send, (t2, locals[t2], tr2)) {
+                            Ok(steps) => out.extend(steps),
+                            Err(m) => {
+                                error.get_or_insert(m);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        (out, error)
+    }
+
+    /// Fires one sender (thread, local, send transition, value) with one
+    /// receiver (thread, local, receive transition) from `g`: every
+    /// resulting step, or the run-time model error of the pair.
+    pub(crate) fn fire(
+        &mut self,
+        g: u32,
+        (t1, l1, tr1, value): (usize, u32, u32, Option<i64>),
+        (t2, l2, tr2): (usize, u32, u32),
+    ) -> Result<Vec<SyncStep>, String> {
+        let gs: Vec<Val> = self.globals.get(g).to_vec();
+        let results = self.rendezvous(&gs, (t1, l1, tr1, value), (t2, l2, tr2))?;
+        Ok(results
+            .into_iter()
+            .map(|(g2, ls, lr)| SyncStep {
+                sender: t1,
+                send_trans: tr1,
+                receiver: t2,
+                recv_trans: tr2,
+                g: self.globals.intern(&g2),
+                l_send: self.intern_local(t1, &ls),
+                l_recv: self.intern_local(t2, &lr),
+            })
+            .collect())
+    }
+
+    /// Fires one sender/receiver pair; every resulting (g, l_send, l_recv).
+    fn rendezvous(
+        &self,
+        gs: &[Val],
+        (t1, l1, tr1, value): (usize, u32, u32, Option<i64>),
+        (t2, l2, tr2): (usize, u32, u32),
+    ) -> Result<Vec<RendezvousResult>, String> {
+        let prog = self.prog;
+        let (th1, th2) = (&prog.threads[t1], &prog.threads[t2]);
+        let (tp1, tp2) = (th1.template as usize, th2.template as usize);
+        let send = &prog.templates[tp1].transitions[tr1 as usize];
+        let recv = &prog.templates[tp2].transitions[tr2 as usize];
+        let fail = |tr: &super::Transition, e: EvalError| format!("{}: {}", tr.path, e.0);
+        let mut after_send = Vec::new();
+        let (mut g1, mut ls1) = (gs.to_vec(), self.locals[tp1].get(l1).to_vec());
+        execute(
+            &send.actions,
+            th1.tid,
+            tp1,
+            &mut g1,
+            &mut ls1,
+            &mut after_send,
+        )
+        .map_err(|e| fail(send, e))?;
+        // The receive is an assignment of the offered value, then the effects.
+        let mut recv_actions: Vec<Action> = Vec::new();
+        if let (
+            Some(SyncOp::Recv {
+                target: Some(a), ..
+            }),
+            Some(v),
+        ) = (&recv.sync, value)
+        {
+            let mut a = a.clone();
+            a.rhs = Some(CExpr::Const(v));
+            recv_actions.push(a);
+        }
+        recv_actions.extend(recv.actions.iter().cloned());
+        let mut out = Vec::new();
+        for (mut g2, mut ls1) in after_send {
+            ls1[0] = send.to as Val;
+            let mut ls2 = self.locals[tp2].get(l2).to_vec();
+            let mut done = Vec::new();
+            execute(&recv_actions, th2.tid, tp2, &mut g2, &mut ls2, &mut done)
+                .map_err(|e| fail(recv, e))?;
+            for (g3, mut ls2) in done {
+                ls2[0] = recv.to as Val;
+                out.push((g3, ls1.clone(), ls2));
+            }
+        }
+        Ok(out)
+    }
+}
