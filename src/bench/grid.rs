@@ -575,12 +575,13 @@ mod tests {
         let files: Vec<&str> = paper::TABLE1.iter().map(|r| r.file).collect();
         assert_eq!(models[..5], files);
         assert!(models.contains(&"peterson.json".to_string()));
-        // The 18 BEEM instances with a CS state, and the lock points.
+        // The 23 BEEM instances with a CS state (18, then lann.1-2 and
+        // lamport_nonatomic.1-3), and the lock points.
         let dve = pts
             .iter()
             .filter(|p| matches!(&p.source, Source::WithError { error, .. } if error == REFINE_BEEM_ERROR))
             .count();
-        assert_eq!(dve, 18 * 4);
+        assert_eq!(dve, 23 * 4);
         assert!(!models.iter().any(|m| m.starts_with("phils")));
         assert_eq!(
             models.iter().filter(|m| m.starts_with("lock(")).count(),

@@ -7,11 +7,13 @@
 //! * with one class per template the fixpoint is Flanagan–Qadeer's R;
 //! * with any partition and any exploded locations, γ holds every state
 //!   `standard` reaches (soundness of the abstraction itself);
+//! * (generated models have no channels: control refuses them, as
+//!   `refuses_channels` checks)
 //! * every shipped model is decided as `standard` decides it, with traces
 //!   that replay.
 
 use super::common;
-use super::differential::model;
+use super::differential::model_without_channels as model;
 use super::refine::{assert_inductive, assert_traces_replay, check_with};
 use crate::engine::refine::control::fixpoint::ControlFixpoint;
 use crate::engine::refine::control::partition::Partition;
@@ -146,5 +148,27 @@ fn non_monotonic_refinement_needs_no_more_classes_on_the_seed_models() {
             classes(Refinement::ControlMonotonic),
         );
         assert!(nonmon <= mon, "{name}: {nonmon} > {mon}");
+    }
+}
+
+#[test]
+fn refuses_channels() {
+    let prog = common::load_value(&serde_json::json!({
+        "name": "handshake",
+        "channels": ["c"],
+        "globals": {},
+        "threads": [
+            {"name": "s", "start": "A", "transitions": [{"from": "A", "to": "B", "sync": "c!"}]},
+            {"name": "r", "start": "A", "transitions": [{"from": "A", "to": "B", "sync": "c?"}]}
+        ],
+        "properties": [{"name": "bad", "error": "s@B && r@B"}]
+    }));
+    for scheme in SCHEMES {
+        let opts = CheckOptions {
+            refinement: scheme,
+            ..CheckOptions::default()
+        };
+        let err = engine::check(&prog, Mode::Refine, &opts).unwrap_err();
+        assert!(err.to_string().contains("--refine control"), "{err}");
     }
 }

@@ -97,7 +97,17 @@ fn template(name: String, count: usize, channels: bool) -> impl Strategy<Value =
 /// thread), two globals over 0..2, random guards and updates, and in about
 /// half of them rendezvous on two channels.
 pub(super) fn model() -> impl Strategy<Value = Value> {
-    (2..=4usize, any::<bool>(), 0..3i64, 0..3i64, 0..ERRORS.len(), any::<bool>()).prop_flat_map(|(n, replicated, i0, i1, e, channels)| {
+    model_where(any::<bool>())
+}
+
+/// As `model`, never with channels (for `--refine control`, which refuses
+/// them).
+pub(super) fn model_without_channels() -> impl Strategy<Value = Value> {
+    model_where(Just(false))
+}
+
+fn model_where(channels: impl Strategy<Value = bool>) -> impl Strategy<Value = Value> {
+    (2..=4usize, any::<bool>(), 0..3i64, 0..3i64, 0..ERRORS.len(), channels).prop_flat_map(|(n, replicated, i0, i1, e, channels)| {
         let templates: BoxedStrategy<Vec<Value>> = if replicated {
             template("p".into(), n, channels).prop_map(|t| vec![t]).boxed()
         } else {
