@@ -80,6 +80,12 @@ impl BitSet {
             *a &= !b;
         }
     }
+    /// The words OR-ed together: a set's bits folded onto 64, so that
+    /// `a ⊆ b` implies `a.fold64() & !b.fold64() == 0` (a cheap filter
+    /// before a subset test).
+    pub(crate) fn fold64(&self) -> u64 {
+        self.0.iter().fold(0, |acc, w| acc | w)
+    }
     pub(crate) fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         self.0.iter().enumerate().flat_map(|(w, &bits)| {
             let mut bits = bits;

@@ -7,6 +7,7 @@ mod beem;
 mod cartesian;
 mod common;
 mod differential;
+mod incremental;
 mod promela;
 mod ranges;
 mod refine;
