@@ -32,6 +32,10 @@ impl BitSet {
     pub(crate) fn cleared(&self) -> BitSet {
         BitSet(vec![0; self.0.len()].into())
     }
+    /// Removes every element, keeping the width and the allocation.
+    pub(crate) fn clear(&mut self) {
+        self.0.fill(0);
+    }
     /// `{x}`, of the same width as `self`.
     pub(crate) fn singleton_like(&self, x: u32) -> BitSet {
         let mut b = self.cleared();

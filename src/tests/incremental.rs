@@ -227,3 +227,41 @@ proptest! {
         check_rounds(&prog, &picks, lazy);
     }
 }
+
+/// A round stops at its first alarm, so it must not prove what has no
+/// alarm yet: here the lock's spurious alarm appears in a few posts, and
+/// the error of `deep` only after a counter reaches 30.
+#[test]
+fn a_stopped_round_proves_nothing() {
+    let model = serde_json::json!({
+        "name": "late",
+        "globals": {
+            "lck": {"type": "int", "min": 0, "max": 1, "init": 0},
+            "d": {"type": "int", "min": 0, "max": 30, "init": 0}
+        },
+        "threads": [{"name": "p", "count": 2, "start": "idle", "groups": {"crit": ["cs"]},
+            "transitions": [
+                {"from": "idle", "to": "cs", "when": "lck == 0", "do": "lck := 1"},
+                {"from": "cs", "to": "idle", "do": "lck := 0"},
+                {"from": "idle", "to": "idle", "when": "d < 30", "do": "d := d + 1"}
+            ]}],
+        "properties": [
+            {"name": "mutex", "error": "count(p: @crit) >= 2"},
+            {"name": "deep", "error": "d == 30"}
+        ]
+    });
+    let prog = common::load_value(&model);
+    let opts = CheckOptions::default();
+    let r = crate::engine::check(&prog, crate::engine::Mode::Refine, &opts).unwrap();
+    let verdict = |name: &str| {
+        r.outcomes
+            .iter()
+            .find(|o| o.property == name)
+            .unwrap()
+            .verdict
+    };
+    use crate::engine::Verdict;
+    assert_eq!(verdict("mutex"), Verdict::Safe, "{}", r.to_text());
+    assert_eq!(verdict("deep"), Verdict::Unsafe, "{}", r.to_text());
+    assert_eq!(verdict("model-errors"), Verdict::Safe, "{}", r.to_text());
+}

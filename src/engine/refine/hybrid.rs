@@ -181,6 +181,15 @@ impl Posted {
             targets: vec![Vec::new(); universe.len()],
         }
     }
+
+    /// Forgets every lookup, keeping the allocations (one `Posted` serves
+    /// every product of D in turn).
+    fn clear(&mut self) {
+        for (seen, targets) in self.seen.iter_mut().zip(&mut self.targets) {
+            seen.clear();
+            targets.clear();
+        }
+    }
 }
 
 /// What is waiting to be posted.
@@ -309,6 +318,7 @@ impl Hybrid {
         let lazy = extent == Extent::UntilAlarm;
         // Posts of this round when its first alarm was met.
         let mut alarm_at: Option<u64> = (lazy && !self.alarms.is_empty()).then_some(0);
+        let mut scratch = Posted::new(universe);
         while let Some(item) = q.work.pop_front() {
             if let Some(why) = budget.exceeded_now(self.posts as usize, usize::MAX) {
                 self.stopped = Some(why);
@@ -374,8 +384,8 @@ impl Hybrid {
                             break;
                         }
                     }
-                    let mut cache = Posted::new(universe);
-                    let r = self.post(exp, universe, g, &source, &taint, &mut cache, &mut q);
+                    scratch.clear();
+                    let r = self.post(exp, universe, g, &source, &taint, &mut scratch, &mut q);
                     let mut targets = std::mem::take(&mut q.targets);
                     targets.sort_unstable();
                     targets.dedup();
