@@ -32,6 +32,10 @@ impl BitSet {
     pub(crate) fn cleared(&self) -> BitSet {
         BitSet(vec![0; self.0.len()].into())
     }
+    /// Removes every element, keeping the width and the allocation.
+    pub(crate) fn clear(&mut self) {
+        self.0.fill(0);
+    }
     /// `{x}`, of the same width as `self`.
     pub(crate) fn singleton_like(&self, x: u32) -> BitSet {
         let mut b = self.cleared();
@@ -79,6 +83,12 @@ impl BitSet {
         for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
             *a &= !b;
         }
+    }
+    /// The words OR-ed together: a set's bits folded onto 64, so that
+    /// `a ⊆ b` implies `a.fold64() & !b.fold64() == 0` (a cheap filter
+    /// before a subset test).
+    pub(crate) fn fold64(&self) -> u64 {
+        self.0.iter().fold(0, |acc, w| acc | w)
     }
     pub(crate) fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         self.0.iter().enumerate().flat_map(|(w, &bits)| {

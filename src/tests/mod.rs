@@ -8,6 +8,7 @@ mod cartesian;
 mod common;
 mod control;
 mod differential;
+mod incremental;
 mod promela;
 mod ranges;
 mod refine;

@@ -18,14 +18,34 @@
 //! from initial states by exact posts only, so every state in it is
 //! reachable: an error there is real. A tainted one names the stores to make
 //! precise next. Rendezvous post two components at once (`joint.rs`).
+//!
+//! Rounds are incremental (`carry.rs`): every element of the fixpoint (X(g)
+//! or a product of D) records what it was derived from, so that the next
+//! round keeps what does not depend on the stores it makes precise and
+//! posts again only the kept elements whose contributions went with the
+//! rest. A round may also stop at its first alarms (`Extent::UntilAlarm`):
+//! what it computed lies below the fixpoint, and the next round resumes it.
+//!
+//! D(g) is compared with each new product: `live` indexes its non-emptied
+//! products with a 64-bit signature that rules out most subset tests.
 
 mod joint;
 
 use super::super::Budget;
+use super::carry;
 use crate::engine::exceptions::{BitSet, Product, product_is_empty, product_subset};
 use crate::program::Explorer;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::VecDeque;
+
+/// An element of the fixpoint, as a node of the derivation graph that
+/// `carry` walks: the initial states, X(g), or a product of D by its id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Node {
+    Init,
+    Cart(u32),
+    Prod(u32),
+}
 
 /// A product of D with its provenance.
 #[derive(Clone, Debug)]
@@ -33,6 +53,24 @@ pub(crate) struct Tagged {
     pub(crate) product: Product,
     /// Stores outside P it was derived from, sorted; empty: exact.
     pub(crate) taint: Vec<u32>,
+    /// Its node: unique over the rounds of one run.
+    pub(crate) id: u32,
+    /// What it is the post of.
+    pub(crate) from: Node,
+    /// The stores its post reached, sorted (empty until it is posted).
+    pub(crate) targets: Vec<u32>,
+    /// The elements whose posts it contained when they were added to D(g)
+    /// (their contributions are in it, not in products of their own).
+    pub(crate) covers: Vec<Node>,
+    /// The product whose addition emptied this one: its states are there.
+    pub(crate) emptied_by: Option<u32>,
+}
+
+impl Tagged {
+    /// `signature` of the product.
+    pub(super) fn signature(&self) -> u64 {
+        signature(|u| &self.product[u], self.product.len())
+    }
 }
 
 /// A run-time model error met by a step of the abstraction.
@@ -49,19 +87,77 @@ pub(crate) struct ModelError {
 pub(crate) struct Hybrid {
     /// X: the Cartesian part, at stores outside P.
     pub(crate) cart: FxHashMap<u32, Product>,
-    /// D: the precise part, at stores in P.
+    /// D: the precise part, at stores in P. A product contained in a later
+    /// one stays in its list, emptied (its index may be queued, and it is a
+    /// node of the derivation graph).
     pub(crate) disj: FxHashMap<u32, Vec<Tagged>>,
     /// Model errors met, the untainted ones first once sorted by the caller.
     pub(crate) model_errors: Vec<ModelError>,
-    /// Successor products computed.
+    /// Successor products computed in this round.
     pub(crate) posts: u64,
     /// Set when a budget stopped the computation (the result is partial).
     pub(crate) stopped: Option<String>,
-    /// Per store of X, the step (posts so far) at which X(g) first held an
-    /// error state. Stores that hold one only because a glued state flowed
-    /// in from another store get theirs later: refining the earliest first
-    /// keeps P small.
+    /// Per store of X, the step (posts of this round and the ones before)
+    /// at which X(g) first held an error state. Stores that hold one only
+    /// because a glued state flowed in from another store get theirs later:
+    /// refining the earliest first keeps P small.
     pub(crate) first_alarm: FxHashMap<u32, u64>,
+    /// What the next round needs to start from this one.
+    pub(super) trail: Trail,
+    /// Per store of D, its non-emptied products (index, signature): what a
+    /// new product is compared with. Emptied ones stay in `disj` only.
+    pub(super) live: FxHashMap<u32, Vec<(u32, u64)>>,
+    /// X(g)'s successors, cached per store (semi-naive re-posts).
+    pub(super) posted: FxHashMap<u32, Posted>,
+    /// What the round kept from the one before (for the statistics).
+    pub(crate) carried: Carried,
+    /// Stopped at an alarm before the fixpoint (`Extent::UntilAlarm`): the
+    /// result is below the fixpoint, `pending` is what is left to post.
+    pub(crate) partial: bool,
+    pub(super) pending: VecDeque<Work>,
+    /// The elements a lazy round found holding an error state: kept into
+    /// the next round, they are alarms there from its first post.
+    pub(super) alarms: Vec<Node>,
+}
+
+/// How far a round goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Extent {
+    /// To the least fixpoint.
+    Complete,
+    /// Until an error state (or a model error) appears, and as many posts
+    /// again: a round that ends in a refinement need not be complete, its
+    /// alarms are alarms of the fixpoint too, and the first ones appear
+    /// after a small fraction of the fixpoint's posts.
+    UntilAlarm,
+}
+
+/// Posts a lazy round goes on after its first alarm at least.
+const ALARM_GRACE: u64 = 64;
+
+/// The derivation records of a fixpoint (`carry` reads them).
+#[derive(Default)]
+pub(super) struct Trail {
+    /// Per store of X, the elements whose posts added something to X(g):
+    /// its value is the join of their contributions.
+    pub(super) cart_from: FxHashMap<u32, FxHashSet<Node>>,
+    /// Per store of X, the stores the posts of X(g) reached.
+    pub(super) cart_targets: FxHashMap<u32, FxHashSet<u32>>,
+    /// The next product id.
+    pub(super) next_id: u32,
+    /// Posts of the rounds before this one: `first_alarm`'s clock goes on.
+    pub(super) clock: u64,
+}
+
+/// What a round kept from the previous one.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Carried {
+    /// Stores of X kept.
+    pub(crate) cart: usize,
+    /// Products of D kept (emptied ones included).
+    pub(crate) products: usize,
+    /// Kept elements posted again because a store they reach lost states.
+    pub(crate) reposted: usize,
 }
 
 /// Does `{g} × product` hold an error state of an open property?
@@ -69,13 +165,13 @@ pub(crate) type HasError<'a> = dyn FnMut(&Explorer, u32, &Product) -> bool + 'a;
 
 /// Model errors kept per fixpoint (each names stores to refine; more
 /// would only slow the search for the first exact one).
-const MAX_MODEL_ERRORS: usize = 64;
+pub(super) const MAX_MODEL_ERRORS: usize = 64;
 
 pub(crate) const OUTSIDE_RANGES: &str = "internal error: a step of the abstraction left the value ranges weft inferred; please report this model";
 
 /// The successors looked up for one source, per thread: which local stores
 /// were looked up, and the local stores reached per target global store.
-struct Posted {
+pub(super) struct Posted {
     seen: Vec<BitSet>,
     targets: Vec<Vec<(u32, BitSet)>>,
 }
@@ -87,10 +183,19 @@ impl Posted {
             targets: vec![Vec::new(); universe.len()],
         }
     }
+
+    /// Forgets every lookup, keeping the allocations (one `Posted` serves
+    /// every product of D in turn).
+    fn clear(&mut self) {
+        for (seen, targets) in self.seen.iter_mut().zip(&mut self.targets) {
+            seen.clear();
+            targets.clear();
+        }
+    }
 }
 
 /// What is waiting to be posted.
-enum Work {
+pub(super) enum Work {
     /// X(g) grew: post all of it again.
     Cart(u32),
     /// D(g)[i] is new.
@@ -98,35 +203,97 @@ enum Work {
 }
 
 /// The state of one fixpoint computation besides its result.
-struct Pending<'a> {
+pub(super) struct Pending<'a> {
     precise: &'a FxHashSet<u32>,
     work: VecDeque<Work>,
     cart_queued: FxHashSet<u32>,
+    /// The element being posted: what the products added derive from.
+    src: Node,
+    /// The stores its posts reached so far.
+    targets: Vec<u32>,
+}
+
+/// A product's components folded to 64 bits each, rotated apart and OR-ed:
+/// `p ⊆ q` implies `sig(p) & !sig(q) == 0`, which rules out most subset
+/// tests between D's products at once.
+fn signature<'b>(comp: impl Fn(usize) -> &'b BitSet, n: usize) -> u64 {
+    (0..n).fold(0, |s, u| {
+        s | comp(u)
+            .fold64()
+            .rotate_left((u as u32).wrapping_mul(17) % 64)
+    })
 }
 
 impl Hybrid {
-    /// The least fixpoint with the stores in `precise` kept exactly.
-    pub(crate) fn compute(
-        exp: &mut Explorer,
-        universe: &[usize],
-        precise: &FxHashSet<u32>,
-        budget: &Budget,
-        has_error: &mut HasError,
-    ) -> Hybrid {
-        let prog = exp.prog;
-        let n = prog.threads.len();
-        let mut h = Hybrid {
+    fn empty() -> Hybrid {
+        Hybrid {
             cart: FxHashMap::default(),
             disj: FxHashMap::default(),
             model_errors: Vec::new(),
             posts: 0,
             stopped: None,
             first_alarm: FxHashMap::default(),
+            trail: Trail::default(),
+            live: FxHashMap::default(),
+            posted: FxHashMap::default(),
+            carried: Carried::default(),
+            partial: false,
+            pending: VecDeque::new(),
+            alarms: Vec::new(),
+        }
+    }
+
+    /// One round with the stores in `precise` kept exactly, started from
+    /// what of the previous round `prev` (whose P is a subset) does not
+    /// depend on the stores that became precise (`carry.rs`). With
+    /// `Extent::Complete` the result is the least fixpoint, the same as
+    /// from `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn round(
+        prev: Option<Hybrid>,
+        exp: &mut Explorer,
+        universe: &[usize],
+        precise: &FxHashSet<u32>,
+        budget: &Budget,
+        has_error: &mut HasError,
+        extent: Extent,
+    ) -> Hybrid {
+        let (mut h, work) = match prev.and_then(|p| carry::carry(p, precise)) {
+            Some(carried) => carried,
+            None => (Hybrid::empty(), VecDeque::new()),
         };
+        h.run(exp, universe, budget, has_error, precise, work, extent);
+        h
+    }
+
+    /// Adds the initial states, then posts until nothing changes (or, with
+    /// `Extent::UntilAlarm`, until it stops at an alarm).
+    #[allow(clippy::too_many_arguments)]
+    fn run(
+        &mut self,
+        exp: &mut Explorer,
+        universe: &[usize],
+        budget: &Budget,
+        has_error: &mut HasError,
+        precise: &FxHashSet<u32>,
+        work: VecDeque<Work>,
+        extent: Extent,
+    ) {
+        let prog = exp.prog;
+        let n = prog.threads.len();
+        let cart_queued = work
+            .iter()
+            .filter_map(|w| match w {
+                Work::Cart(g) => Some(*g),
+                Work::Disj(..) => None,
+            })
+            .collect();
         let mut q = Pending {
             precise,
-            work: VecDeque::new(),
-            cart_queued: FxHashSet::default(),
+            work,
+            cart_queued,
+            src: Node::Init,
+            targets: Vec::new(),
         };
         let init_base: Product = (0..n)
             .map(|t| {
@@ -142,45 +309,100 @@ impl Hybrid {
             .iter()
             .map(|g| exp.globals.intern(g))
             .collect();
+        // Again in every round: a no-op where the initial stores kept
+        // their states, needed where they lost them.
         for g in init_g {
             if n > 0 {
-                h.add(g, &init_base, 0, &init_base[0], &[], &mut q);
+                self.add(g, &init_base, 0, &init_base[0], &[], &mut q);
             }
         }
-        // X(g)'s successors are cached per store: a re-post looks up only
-        // the local stores new in X(g) (semi-naive), then rebuilds the
-        // products from the current components.
-        let mut posted: FxHashMap<u32, Posted> = FxHashMap::default();
+        q.targets.clear();
+        let lazy = extent == Extent::UntilAlarm;
+        // Posts of this round when its first alarm was met.
+        let mut alarm_at: Option<u64> = (lazy && !self.alarms.is_empty()).then_some(0);
+        let mut scratch = Posted::new(universe);
         while let Some(item) = q.work.pop_front() {
-            if let Some(why) = budget.exceeded_now(h.posts as usize, usize::MAX) {
-                h.stopped = Some(why);
-                return h;
+            if let Some(why) = budget.exceeded_now(self.posts as usize, usize::MAX) {
+                self.stopped = Some(why);
+                return;
             }
-            let is_cart = matches!(item, Work::Cart(_));
-            let (g, source, taint, mut cache) = match item {
+            if lazy && !self.model_errors.is_empty() {
+                alarm_at.get_or_insert(self.posts);
+            }
+            // Go on after the first alarm as long again as it took to meet
+            // it: the alarms met meanwhile are refined in the same round.
+            if let Some(at) = alarm_at
+                && self.posts >= 2 * at + ALARM_GRACE
+            {
+                q.work.push_front(item);
+                self.partial = true;
+                break;
+            }
+            let result = match item {
                 Work::Cart(g) => {
                     q.cart_queued.remove(&g);
-                    if !h.first_alarm.contains_key(&g) && has_error(exp, g, &h.cart[&g]) {
-                        h.first_alarm.insert(g, h.posts);
+                    if !self.first_alarm.contains_key(&g) && has_error(exp, g, &self.cart[&g]) {
+                        self.first_alarm.insert(g, self.trail.clock + self.posts);
+                        self.alarms.push(Node::Cart(g));
+                        if lazy {
+                            alarm_at.get_or_insert(self.posts);
+                        }
                     }
-                    let cache = posted.remove(&g).unwrap_or_else(|| Posted::new(universe));
-                    (g, h.cart[&g].clone(), vec![g], cache)
+                    // X(g)'s successors are cached per store: a re-post
+                    // looks up only the local stores new in X(g)
+                    // (semi-naive), then rebuilds the products from the
+                    // current components.
+                    let mut cache = self
+                        .posted
+                        .remove(&g)
+                        .unwrap_or_else(|| Posted::new(universe));
+                    let source = self.cart[&g].clone();
+                    q.src = Node::Cart(g);
+                    let r = self.post(exp, universe, g, &source, &[g], &mut cache, &mut q);
+                    self.posted.insert(g, cache);
+                    self.trail
+                        .cart_targets
+                        .entry(g)
+                        .or_default()
+                        .extend(q.targets.drain(..));
+                    r
                 }
                 Work::Disj(g, i) => {
-                    let t = &h.disj[&g][i];
-                    (g, t.product.clone(), t.taint.clone(), Posted::new(universe))
+                    let t = &self.disj[&g][i];
+                    // Emptied since it was queued: its states are in the
+                    // product that emptied it, posted in its turn.
+                    if product_is_empty(&t.product) {
+                        continue;
+                    }
+                    let (source, taint) = (t.product.clone(), t.taint.clone());
+                    q.src = Node::Prod(t.id);
+                    if lazy && has_error(exp, g, &source) {
+                        alarm_at.get_or_insert(self.posts);
+                        self.alarms.push(q.src);
+                        // Exact: a real error, whatever else is pending.
+                        if taint.is_empty() {
+                            q.work.push_front(Work::Disj(g, i));
+                            self.partial = true;
+                            break;
+                        }
+                    }
+                    scratch.clear();
+                    let r = self.post(exp, universe, g, &source, &taint, &mut scratch, &mut q);
+                    let mut targets = std::mem::take(&mut q.targets);
+                    targets.sort_unstable();
+                    targets.dedup();
+                    if let Some(t) = self.disj.get_mut(&g).and_then(|l| l.get_mut(i)) {
+                        t.targets = targets;
+                    }
+                    r
                 }
             };
-            let result = h.post(exp, universe, g, &source, &taint, &mut cache, &mut q);
-            if is_cart {
-                posted.insert(g, cache);
-            }
             if let Err(why) = result {
-                h.stopped = Some(why.into());
-                return h;
+                self.stopped = Some(why.into());
+                return;
             }
         }
-        h
+        self.pending = q.work;
     }
 
     /// Adds the successor products of `{g} × source`, one per (thread,
@@ -247,9 +469,9 @@ impl Hybrid {
         Ok(())
     }
 
-    /// Adds `{g} × source[t := ls]`: joined into X(g) outside P, kept in
-    /// D(g) unless a product there contains it. The product is built only
-    /// when it is kept.
+    /// Adds `{g} × source[t := ls]`, derived from `q.src`: joined into X(g)
+    /// outside P, kept in D(g) unless a product there contains it. The
+    /// product is built only when it is kept.
     fn add(
         &mut self,
         g: u32,
@@ -263,6 +485,7 @@ impl Hybrid {
         if (0..source.len()).any(|u| comp(u).is_empty()) {
             return;
         }
+        q.targets.push(g);
         if !q.precise.contains(&g) {
             let changed = match self.cart.get_mut(&g) {
                 Some(x) => x
@@ -275,40 +498,65 @@ impl Hybrid {
                     true
                 }
             };
-            if changed && q.cart_queued.insert(g) {
-                q.work.push_back(Work::Cart(g));
+            // X(g) is the join of the contributions that changed it: only
+            // those are what it derives from.
+            if changed {
+                self.trail.cart_from.entry(g).or_default().insert(q.src);
+                if q.cart_queued.insert(g) {
+                    q.work.push_back(Work::Cart(g));
+                }
             }
             return;
         }
         let list = self.disj.entry(g).or_default();
+        let live = self.live.entry(g).or_default();
+        let sig = signature(comp, source.len());
         // A product is dropped only for one at least as exact: the exact
         // products must keep every exact state, or the search for a real
         // error's trace (which walks exact products only) could miss it.
         let exact = taint.is_empty();
-        let within = |e: &Product| (0..e.len()).all(|u| comp(u).is_subset(&e[u]));
-        if list
+        let within = |e: &Tagged| {
+            (e.taint.is_empty() || !exact)
+                && (0..e.product.len()).all(|u| comp(u).is_subset(&e.product[u]))
+        };
+        if let Some(&(i, _)) = live
             .iter()
-            .any(|e| (e.taint.is_empty() || !exact) && within(&e.product))
+            .find(|&&(i, s)| sig & !s == 0 && within(&list[i as usize]))
         {
+            // The next round posts `q.src` again if this product goes.
+            let e = &mut list[i as usize];
+            if e.from != q.src && !e.covers.contains(&q.src) {
+                e.covers.push(q.src);
+            }
             return;
         }
         let p: Product = (0..source.len()).map(|u| comp(u).clone()).collect();
+        let id = self.trail.next_id;
+        self.trail.next_id += 1;
         // Products the new one contains stay in the list (their indices may
         // be queued) but are emptied: they add nothing.
-        for e in list.iter_mut() {
-            if (exact || !e.taint.is_empty())
-                && !product_is_empty(&e.product)
-                && product_subset(&e.product, &p)
-            {
+        live.retain(|&(i, s)| {
+            let e = &mut list[i as usize];
+            let contained =
+                s & !sig == 0 && (exact || !e.taint.is_empty()) && product_subset(&e.product, &p);
+            if contained {
                 for c in e.product.iter_mut() {
                     *c = c.cleared();
                 }
+                e.emptied_by = Some(id);
             }
-        }
+            !contained
+        });
         list.push(Tagged {
             product: p,
             taint: taint.to_vec(),
+            id,
+            from: q.src,
+            targets: Vec::new(),
+            covers: Vec::new(),
+            emptied_by: None,
         });
+        live.push((list.len() as u32 - 1, sig));
         q.work.push_back(Work::Disj(g, list.len() - 1));
     }
 

@@ -4,7 +4,9 @@
 //! future work, with its exception set E computed instead of written.
 //!
 //! 1. Compute the fixpoint with the current precise stores P (`hybrid`):
-//!    Cartesian outside P, an exact union of products (E) at P.
+//!    Cartesian outside P, an exact union of products (E) at P. A round
+//!    starts from what of the previous one still holds (`carry`) and stops
+//!    at its first alarms; only a round without alarms runs to the end.
 //! 2. No error state in it: `safe`. The fixpoint is an inductive invariant
 //!    that excludes the error; E is reported (and `--save-exceptions` writes
 //!    it, so cartesian-exc re-proves the model in one pass).
@@ -18,8 +20,9 @@
 //! P grows every round and P = every store is exact, so the loop ends on a
 //! finite model; budgets end it with `unknown` and the best E so far.
 
+mod carry;
 pub(crate) mod control;
-mod hybrid;
+pub(crate) mod hybrid;
 mod search;
 
 use super::abstract_report;
@@ -34,7 +37,7 @@ use super::{Budget, CheckOptions, MODEL_ERRORS, Mode, Refinement, Verdict};
 use crate::program::ranges::Ranges;
 use crate::program::{Explorer, Program};
 use crate::property::Decider;
-use hybrid::Hybrid;
+use hybrid::{Extent, Hybrid};
 use rustc_hash::FxHashSet;
 use search::{Found, Goal};
 use std::collections::BTreeSet;
@@ -130,11 +133,16 @@ fn run_exceptions(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
     let mut decided: Vec<Option<Outcome>> = vec![None; props.len() + 1];
     let mut last_witness: Vec<Option<Witness>> = vec![None; props.len() + 1];
     let (mut refinements, mut posts, mut clock) = (0u64, 0u64, Clock::default());
+    let mut carried = 0u64;
     let names: Vec<String> = props
         .iter()
         .map(|&p| prog.properties[p].name.clone())
         .chain([MODEL_ERRORS.to_string()])
         .collect();
+    // The previous round's fixpoint: the next one starts from it (carry.rs).
+    // Rounds stop at their first alarms; one that found none goes on to
+    // the fixpoint, since only a complete one proves anything.
+    let (mut prev, mut extent): (Option<Hybrid>, _) = (None, Extent::UntilAlarm);
     let h = loop {
         let t0 = Instant::now();
         let open: Vec<usize> = (0..props.len()).filter(|&k| decided[k].is_none()).collect();
@@ -142,9 +150,18 @@ fn run_exceptions(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
             open.iter()
                 .any(|&k| error_in(exp, g, p, &deciders[k]).is_some())
         };
-        let h = Hybrid::compute(&mut exp, &universe, &precise, &budget, &mut has_error);
+        let h = Hybrid::round(
+            prev.take(),
+            &mut exp,
+            &universe,
+            &precise,
+            &budget,
+            &mut has_error,
+            extent,
+        );
         clock.fixpoint += t0.elapsed();
         posts += h.posts;
+        carried += (h.carried.cart + h.carried.products) as u64;
         if h.stopped.is_some() {
             break h;
         }
@@ -161,6 +178,8 @@ fn run_exceptions(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
                 model_error_alarm(&exp, &h)
             };
             match alarm {
+                // Only a complete fixpoint is an invariant.
+                Alarm::None if h.partial => {}
                 Alarm::None => {
                     decided[k] = Some(proved(&names[k], refinements, &h, precise.len()));
                 }
@@ -186,11 +205,23 @@ fn run_exceptions(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
             }
         }
         let grow = choose(&h, cart_alarms, taints, &precise, refinements);
-        if decided.iter().all(Option::is_some) || grow.is_empty() {
+        if decided.iter().all(Option::is_some) {
+            break h;
+        }
+        if grow.is_empty() {
+            // A round stopped at alarms that are no longer open (a real
+            // error was found meanwhile): finish it with the same P.
+            if h.partial && extent == Extent::UntilAlarm {
+                extent = Extent::Complete;
+                prev = Some(h);
+                continue;
+            }
             break h;
         }
         precise.extend(grow);
         refinements += 1;
+        prev = Some(h);
+        extent = Extent::UntilAlarm;
     };
     let why = h.stopped.clone().unwrap_or_else(|| {
         "internal error: refinement found no store to make precise; please report this model".into()
@@ -218,6 +249,7 @@ fn run_exceptions(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
     stats.push("precise_globals", precise.len() as u64);
     stats.push("refinements", refinements);
     stats.push("transitions", posts);
+    stats.push("carried", carried);
     stats.push("fixpoint_s", round6(clock.fixpoint));
     stats.push("search_s", round6(clock.search));
     stats.finish(start.elapsed());
@@ -330,8 +362,9 @@ fn model_error_alarm(exp: &Explorer, h: &Hybrid) -> Alarm {
 /// often only the echo of one at another store (a glued state released
 /// there), and making an echo precise can cost exponentially many products
 /// (lock(n, m): the free lock's store), so the Cartesian alarms are refined
-/// in the order their errors appeared during the fixpoint, the earliest
-/// first: one store per round at first, twice as many every `DOUBLING`
+/// in the order their errors appeared (over the rounds: an alarm carried
+/// from an earlier round counts as met then), the earliest first: one
+/// store per round at first, twice as many every `DOUBLING`
 /// rounds, so that models needing many precise stores need few rounds.
 /// Without Cartesian alarms: every taint of the precise part's alarms.
 fn choose(
