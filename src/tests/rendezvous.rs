@@ -1,5 +1,6 @@
-//! Rendezvous in the abstract modes (issue 13), on a two-thread handshake
-//! whose fixpoints are computed by hand below, the same handshake watched
+//! Rendezvous in the abstract modes (issue 13; Flanagan and Qadeer §2 and
+//! Malkis, Podelski and Rybalchenko §4, extended to joint steps), on a
+//! two-thread handshake whose fixpoints are computed by hand below, the same handshake watched
 //! by a third thread that sees the joint moves through G only, and the BEEM
 //! families that need rendezvous (lann, lamport_nonatomic).
 //!

@@ -1,6 +1,7 @@
-//! Rendezvous in refine's fixpoint (`engine::rendezvous`): the post of a
-//! product by a sender s and a receiver r moving together replaces both
-//! components with their targets. That is exact for the product, as a
+//! Rendezvous in refine's fixpoint (`engine::rendezvous`; the Cartesian
+//! post of Malkis, Podelski and Rybalchenko §4, extended to joint steps):
+//! the post of a product by a sender s and a receiver r moving together
+//! replaces both components with their targets. That is exact for the product, as a
 //! single thread's post is, so a product derived from an untainted one by
 //! joint steps is untainted too: every state in it is reachable.
 
