@@ -70,6 +70,13 @@ fn reachable(exp: &mut Explorer) -> BTreeSet<State> {
                 stack.push((step.g, ls));
             }
         }
+        // Rendezvous: two threads move together.
+        for st in exp.sync_steps(s.0, &s.1).0 {
+            let mut ls = s.1.clone();
+            ls[st.sender] = st.l_send;
+            ls[st.receiver] = st.l_recv;
+            stack.push((st.g, ls));
+        }
     }
     seen
 }
