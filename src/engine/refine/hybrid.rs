@@ -430,19 +430,8 @@ impl Hybrid {
                     continue;
                 }
                 let succs = exp.successors(t, g, l);
-                if succs.error.is_some()
-                    && self.model_errors.len() < MAX_MODEL_ERRORS
-                    && !self
-                        .model_errors
-                        .iter()
-                        .any(|e| (e.thread, e.g, e.l) == (t, g, l) && e.taint.len() <= taint.len())
-                {
-                    self.model_errors.push(ModelError {
-                        thread: t,
-                        g,
-                        l,
-                        taint: taint.to_vec(),
-                    });
+                if succs.error.is_some() {
+                    self.note_model_error(t, g, l, taint);
                 }
                 for s in &succs.steps {
                     if s.l as usize >= universe[t] {

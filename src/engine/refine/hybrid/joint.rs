@@ -57,7 +57,7 @@ impl Hybrid {
 
     /// Records a model error at thread t's `(g, l)`, unless one as exact
     /// is recorded there already, up to `MAX_MODEL_ERRORS`.
-    fn note_model_error(&mut self, t: usize, g: u32, l: u32, taint: &[u32]) {
+    pub(super) fn note_model_error(&mut self, t: usize, g: u32, l: u32, taint: &[u32]) {
         if self.model_errors.len() < MAX_MODEL_ERRORS
             && !self
                 .model_errors
