@@ -1,10 +1,12 @@
 //! refine's incremental rounds (src/engine/refine/carry.rs) against rounds
-//! computed from scratch, on generated small models: for every sequence of
-//! precise stores, the fixpoint a round resumes from the previous one holds
-//! exactly the states of the fixpoint computed from nothing with the same
-//! P (the same least fixpoint, whatever was carried), a round stopped at
-//! an alarm lies below it, and untainted products hold reachable states
-//! only (the claim `unsafe` rests on).
+//! computed from scratch, on generated small models and on the shipped
+//! ones: for every sequence of precise stores, the fixpoint a round resumes
+//! from the previous one holds exactly the states of the fixpoint computed
+//! from nothing with the same P (the same least fixpoint, whatever was
+//! carried: keeping too much leaves states above it, posting too little
+//! again leaves reachable states out), a round stopped at an alarm lies
+//! below it, and untainted products hold reachable states only (the claim
+//! `unsafe` rests on). And a stopped round proves nothing.
 
 use super::common;
 use super::differential::model;

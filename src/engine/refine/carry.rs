@@ -71,22 +71,15 @@ pub(super) fn carry(
     let mut moved: FxHashMap<u32, Vec<Option<usize>>> = FxHashMap::default();
     let mut at: FxHashMap<u32, (u32, usize)> = FxHashMap::default();
     for (g, list) in prev.disj.iter_mut() {
-        let mut index = Vec::with_capacity(list.len());
+        let (mut index, mut next) = (Vec::with_capacity(list.len()), 0);
         list.retain(|t| {
             let k = keep(Node::Prod(t.id));
-            index.push(k.then_some(()));
+            index.push(k.then(|| {
+                next += 1;
+                next - 1
+            }));
             k
         });
-        let mut next = 0;
-        let index = index
-            .into_iter()
-            .map(|k| {
-                k.map(|()| {
-                    next += 1;
-                    next - 1
-                })
-            })
-            .collect();
         for (i, t) in list.iter_mut().enumerate() {
             at.insert(t.id, (*g, i));
             t.covers.retain(|c| keep(*c));
