@@ -450,6 +450,11 @@ fn real_error(name: &str, found: Found, refinements: u64) -> Outcome {
             None,
         ),
     };
+    outcome(name, verdict, reason, trace)
+}
+
+/// An outcome without a witness (refine's decided ones).
+fn outcome(name: &str, verdict: Verdict, reason: String, trace: Option<Trace>) -> Outcome {
     Outcome {
         property: name.to_string(),
         verdict,

@@ -28,7 +28,7 @@ pub(crate) mod fixpoint;
 pub(crate) mod partition;
 mod path;
 
-use super::abstract_report;
+use super::{abstract_report, outcome};
 use crate::engine::error::CheckError;
 use crate::engine::result::{
     AbstractProduct, Invariant, InvariantForm, Outcome, RunReport, Stats, Trace,
@@ -219,16 +219,6 @@ fn invariant(exp: &Explorer, fx: &ControlFixpoint, part: &Partition) -> Invarian
 
 fn round6(d: Duration) -> f64 {
     (d.as_secs_f64() * 1e6).round() / 1e6
-}
-
-fn outcome(name: &str, verdict: Verdict, reason: String, trace: Option<Trace>) -> Outcome {
-    Outcome {
-        property: name.to_string(),
-        verdict,
-        reason,
-        trace,
-        witness: None,
-    }
 }
 
 /// The first error states of γ (up to `ALARMS_PER_ROUND`), analysed: one
