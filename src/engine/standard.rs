@@ -69,6 +69,8 @@ enum Finding {
 /// What the workers report from a part of a level.
 struct Batch {
     transitions: u64,
+    /// States of the part where `deadlock` holds (when counted).
+    deadlocks: u64,
     /// Per property: the least violating state seen.
     violations: Vec<Option<u32>>,
     model_error: Option<Candidate>,
@@ -80,6 +82,7 @@ impl Batch {
     fn new(props: usize) -> Batch {
         Batch {
             transitions: 0,
+            deadlocks: 0,
             violations: vec![None; props],
             model_error: None,
             deferred: Vec::new(),
@@ -101,6 +104,7 @@ impl Batch {
     /// Joins two batches of the same level, keeping the least candidates.
     fn merge(mut self, other: Batch, level: &Level) -> Batch {
         self.transitions += other.transitions;
+        self.deadlocks += other.deadlocks;
         for (k, v) in other.violations.into_iter().enumerate() {
             self.note_violation(k, v, level);
         }
@@ -129,10 +133,23 @@ struct Found {
     violations: Vec<Option<StateId>>,
     model_error: Option<(StateId, String)>,
     transitions: u64,
+    /// Deadlocked states among those explored (`None`: not counted, as no
+    /// checked property mentions `deadlock`).
+    deadlocks: Option<u64>,
     depth: usize,
     budget_hit: Option<String>,
     /// All properties violated: the search stopped there, as SPIN does.
     stopped_early: bool,
+}
+
+impl Found {
+    /// Adds what a part of a level found to the totals.
+    fn note_batch(&mut self, b: &Batch, counting: bool) {
+        self.transitions += b.transitions;
+        if counting {
+            *self.deadlocks.get_or_insert(0) += b.deadlocks;
+        }
+    }
 }
 
 /// A worker's scratch buffers and property tables, kept from state to
@@ -142,6 +159,8 @@ struct Scratch {
     next: Vec<u32>,
     packed: Vec<u64>,
     checkers: Vec<ConcreteChecker>,
+    /// The `deadlock` predicate, when deadlocks are counted.
+    deadlock: Option<ConcreteChecker>,
 }
 
 /// Successor lookups remembered within one state: threads of one memo
@@ -163,24 +182,42 @@ struct Shared<'a, 'p> {
 }
 
 impl Shared<'_, '_> {
-    /// Checks the properties on state `i` of the level and expands it by
-    /// every thread whose successors are memoised.
+    /// Expands state `i` of the level by every thread whose successors are
+    /// memoised and checks the properties on it.
     fn expand(&self, i: usize, w: &mut Scratch, b: &mut Batch) {
-        let prog = self.exp.prog;
         self.visited
             .packer
             .unpack(self.level.packed(i), &mut w.state);
+        let quiet = self.expand_threads(i, w, b);
+        let prog = self.exp.prog;
         let (g, locals) = (w.state[0], &w.state[1..]);
         for (k, &p) in self.props.iter().enumerate() {
-            if self.done[k] {
+            let prop = &prog.properties[p];
+            // A deadlock needs a state where no thread moves on its own.
+            if self.done[k] || (prop.only_in_deadlocks && !quiet) {
                 continue;
             }
-            match w.checkers[k].holds(&prog.properties[p].error, self.exp, g, locals) {
+            match w.checkers[k].holds(&prop.error, self.exp, g, locals) {
                 Ok(true) => b.note_violation(k, Some(i as u32), self.level),
                 Ok(false) => {}
                 Err(_) => self.note(b, i, Finding::PropertyError(k as u32)),
             }
         }
+        if quiet
+            && let Some(d) = &mut w.deadlock
+            && let Ok(true) = d.holds(&prog.deadlock, self.exp, g, locals)
+        {
+            b.deadlocks += 1;
+        }
+    }
+
+    /// Inserts the successors of state `i` (unpacked in `w.state`) by every
+    /// thread whose successors are memoised and defers the others. True
+    /// when no thread can move on its own (a rendezvous may still happen)
+    /// and no step fails.
+    fn expand_threads(&self, i: usize, w: &mut Scratch, b: &mut Batch) -> bool {
+        let (g, locals) = (w.state[0], &w.state[1..]);
+        let mut quiet = true;
         let mut recent: [(usize, u32, Option<&Succs>); RECENT] = [(usize::MAX, 0, None); RECENT];
         for t in 0..locals.len() {
             let (class, l) = (self.exp.memo_class(t), w.state[1 + t]);
@@ -194,10 +231,17 @@ impl Shared<'_, '_> {
                 }
             };
             match succs {
-                Some(succs) => self.emit(i, t, succs, w, b),
-                None => b.deferred.push((i as u32, t as u32)),
+                Some(succs) => {
+                    quiet &= succs.steps.is_empty() && succs.error.is_none();
+                    self.emit(i, t, succs, w, b);
+                }
+                None => {
+                    quiet &= !self.exp.may_move(t, g, w.state[1 + t]);
+                    b.deferred.push((i as u32, t as u32));
+                }
             }
         }
+        quiet
     }
 
     /// Runs `f` on every index of `0..count` on the workers, each part of
@@ -270,6 +314,11 @@ impl<'p> Search<'p> {
             .iter()
             .map(|&p| ConcreteChecker::new(prog, &prog.properties[p].error))
             .collect();
+        // Deadlocks are counted (as DiVinE does) when a property asks for them.
+        let deadlock = props
+            .iter()
+            .any(|&p| prog.properties[p].only_in_deadlocks)
+            .then(|| ConcreteChecker::new(prog, &prog.deadlock));
         let scratch = (0..pool.current_num_threads())
             .map(|_| {
                 Mutex::new(Scratch {
@@ -277,6 +326,7 @@ impl<'p> Search<'p> {
                     next: Vec::new(),
                     packed: Vec::new(),
                     checkers: checkers.clone(),
+                    deadlock: deadlock.clone(),
                 })
             })
             .collect();
@@ -529,11 +579,18 @@ impl<'p> Search<'p> {
             violations: vec![None; props.len()],
             model_error: None,
             transitions: 0,
+            deadlocks: None,
             depth: 0,
             budget_hit: None,
             stopped_early: false,
         };
         let mut progress = Progress::new();
+        let counting = self.scratch.first().is_some_and(|w| {
+            w.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .deadlock
+                .is_some()
+        });
         let mut done = vec![false; props.len()];
         let mut level = self.visited.take_level();
         let mut depth = 0;
@@ -559,12 +616,12 @@ impl<'p> Search<'p> {
                 progress.update(states, depth);
                 if let Some(why) = budget.exceeded_now(states, self.visited.capacity()) {
                     f.budget_hit = Some(why);
-                    f.transitions += batch.transitions;
+                    f.note_batch(&batch, counting);
                     break 'search;
                 }
             }
             let batch = self.expand_deferred(&level, props, &done, batch);
-            f.transitions += batch.transitions;
+            f.note_batch(&batch, counting);
             for (k, v) in batch.violations.iter().enumerate() {
                 if let (Some(i), false) = (v, done[k]) {
                     f.violations[k] = Some(level.ids[*i as usize]);
@@ -636,9 +693,14 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
             let (verdict, reason, trace) = match (v, &f.budget_hit) {
                 (Some(id), _) => {
                     let trace = s.trace(*id);
+                    let what = if prog.properties[p].only_in_deadlocks {
+                        "a deadlock (no thread can move, and one rests at a location that is not final)"
+                    } else {
+                        "an error state"
+                    };
                     (
                         Verdict::Unsafe,
-                        format!("an error state is reachable in {} steps", trace.steps.len()),
+                        format!("{what} is reachable in {} steps", trace.steps.len()),
                         Some(trace),
                     )
                 }
@@ -697,6 +759,9 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
     let mut stats = Stats::default();
     stats.push("states", explored as u64);
     stats.push("transitions", f.transitions);
+    if let Some(d) = f.deadlocks {
+        stats.push("deadlocks", d);
+    }
     stats.push("depth", depth as u64);
     stats.push("jobs", s.pool.current_num_threads() as u64);
     stats.push("packed_state_bytes", s.visited.packed_bytes() as u64);

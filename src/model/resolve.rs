@@ -64,6 +64,9 @@ pub(crate) struct Names {
     pub(crate) channels: Vec<String>,
     pub(crate) globals: Layout,
     pub(crate) templates: Vec<TplNames>,
+    /// The built-in `deadlock` predicate, once the templates are compiled
+    /// (properties only).
+    pub(crate) deadlock: Option<CExpr>,
 }
 
 impl Names {
@@ -265,6 +268,16 @@ impl<'a> Resolver<'a> {
         }
         if n == "tid" && matches!(scope, Scope::Thread(_) | Scope::Threads(_)) {
             return Ok((CExpr::Tid, Ty::Int));
+        }
+        if n == "deadlock" {
+            return match (&self.names.deadlock, scope) {
+                (Some(d), Scope::Property) => Ok((d.clone(), Ty::Bool)),
+                _ => Err(self.src.err(
+                    span,
+                    "`deadlock` is a predicate on whole states: it is only defined in a property",
+                    "\"error\": \"deadlock\" (no thread can move, and one rests at a location that is not final)",
+                )),
+            };
         }
         // Helpful errors for names that exist elsewhere.
         if n == "tid" {

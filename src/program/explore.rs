@@ -206,6 +206,33 @@ impl<'p> Explorer<'p> {
         self.memo[class].get(&(g, l)).map(|s| &**s)
     }
 
+    /// Can `thread` move on its own from `(g, l)`, or fail trying: some
+    /// transition that needs no partner has a true guard (or one that fails
+    /// to evaluate). Read-only, for the workers of a parallel search: it
+    /// says whether `successors` would be non-empty or an error.
+    pub(crate) fn may_move(&self, thread: usize, g: u32, l: u32) -> bool {
+        let prog = self.prog;
+        let th = &prog.threads[thread];
+        let tpl = &prog.templates[th.template as usize];
+        let ls = self.local(thread, l);
+        let ctx = Ctx {
+            g: self.globals.get(g),
+            tid: th.tid,
+            template: th.template as usize,
+            l: ls,
+            state: None,
+            terms: &[],
+        };
+        tpl.outgoing[ls[0] as usize].iter().any(|&ti| {
+            let tr = &tpl.transitions[ti as usize];
+            tr.sync.is_none()
+                && tr
+                    .guard
+                    .as_ref()
+                    .is_none_or(|e| !matches!(e.eval(&ctx), Ok(0)))
+        })
+    }
+
     fn compute(&mut self, thread: usize, g: u32, l: u32) -> Succs {
         let prog = self.prog;
         let th = &prog.threads[thread];

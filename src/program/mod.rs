@@ -141,6 +141,10 @@ pub(crate) struct Template {
     pub(crate) outgoing: Vec<Vec<u32>>,
     /// Initial local stores (several when a local starts as `any`).
     pub(crate) init: Vec<Box<[Val]>>,
+    /// Per location: a valid end state (SPIN's), where a thread may rest
+    /// without its rest being a deadlock. The template's `final`, or by
+    /// default the locations no transition leaves.
+    pub(crate) final_locations: Vec<bool>,
 }
 
 impl Template {
@@ -179,6 +183,10 @@ pub(crate) struct Property {
     pub(crate) source: String,
     /// The error predicate (for invariants, the negation).
     pub(crate) error: CExpr,
+    /// Every error state is a deadlock (the predicate is `deadlock`, or a
+    /// conjunction with it): `standard` evaluates it only in states where
+    /// no thread could move.
+    pub(crate) only_in_deadlocks: bool,
 }
 
 /// One exception entry, compiled: a global condition and either one product
@@ -216,6 +224,10 @@ pub(crate) struct Program {
     pub(crate) exceptions: Vec<ExceptionEntry>,
     /// Synchronous channels (rendezvous), by name.
     pub(crate) channels: Vec<String>,
+    /// The built-in predicate `deadlock` (model/load/deadlock.rs): no
+    /// thread can move, and some thread rests at a location that is not
+    /// final.
+    pub(crate) deadlock: CExpr,
 }
 
 impl Program {

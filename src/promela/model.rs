@@ -129,55 +129,95 @@ impl Exporter<'_> {
             }
         }
 
-        // Processes.
+        // Processes. With the property `deadlock` exported, pan's own
+        // invalid-end-state check decides it: a process rests at an `end`
+        // label only while its thread is at a final location, so a state
+        // where nothing can move and some thread is elsewhere is an error.
+        let selected = |name: &str| opts.properties.is_empty() || opts.properties.iter().any(|p| p == name);
+        let native_deadlock = prog
+            .properties
+            .iter()
+            .any(|p| selected(&p.name) && p.error == prog.deadlock);
         let mut runs = Vec::new();
         for (t, tpl) in prog.templates.iter().enumerate() {
             if tpl.count == 0 {
                 continue;
             }
+            let names = &self.tpls[t];
             if tpl.transitions.is_empty() {
-                let _ = writeln!(
-                    out,
-                    "\n/* Template {} has no transitions: its threads never move, no process is needed. */",
-                    comment(&tpl.name)
-                );
+                if native_deadlock && !tpl.final_locations[tpl.start as usize] {
+                    let _ = writeln!(
+                        out,
+                        "\n/* Template {} has no transitions and starts at a location that is not final:\n   a process that never moves, resting where pan counts it as an invalid end state. */\nproctype {}(byte {}; byte {}) {{\n\tfalse\n}}",
+                        comment(&tpl.name), names.proc, self.p_inst, self.p_tid
+                    );
+                    runs.extend(self.runs(t));
+                } else {
+                    let _ = writeln!(
+                        out,
+                        "\n/* Template {} has no transitions: its threads never move, no process is needed. */",
+                        comment(&tpl.name)
+                    );
+                }
                 continue;
             }
-            let names = &self.tpls[t];
             let _ = writeln!(
                 out,
-                "\nproctype {}(byte {}; byte {}) {{\nend:\n\tdo",
+                "\nproctype {}(byte {}; byte {}) {{",
                 names.proc, self.p_inst, self.p_tid
             );
-            for tr in &tpl.transitions {
-                self.wide.set(false);
-                let code = self.transition(t, tr)?;
-                if self.wide.get() {
-                    self.warnings.push(format!(
-                        "{} (`{}`): some value may leave the 32-bit range of SPIN's int; weft computes in 64 bits, so the export is exact only while every intermediate value fits in 32 bits",
-                        tr.path, tr.label
-                    ));
+            let loops = Self::loops(tpl, native_deadlock);
+            for (k, (label, locs)) in loops.iter().enumerate() {
+                let _ = writeln!(out, "{label}:");
+                let mut options = String::new();
+                for tr in &tpl.transitions {
+                    let from: Vec<u16> = tr.from.iter().copied().filter(|f| locs.contains(f)).collect();
+                    if from.is_empty() {
+                        continue;
+                    }
+                    let then = loops
+                        .iter()
+                        .find(|(_, other)| other.contains(&tr.to))
+                        .map(|(l, _)| l.as_str())
+                        .filter(|l| *l != label);
+                    self.wide.set(false);
+                    let code = self.transition(t, tr, &from, then)?;
+                    if self.wide.get() {
+                        self.warnings.push(format!(
+                            "{} (`{}`): some value may leave the 32-bit range of SPIN's int; weft computes in 64 bits, so the export is exact only while every intermediate value fits in 32 bits",
+                            tr.path, tr.label
+                        ));
+                    }
+                    options.push_str(&code);
                 }
-                out.push_str(&code);
+                let last = k + 1 == loops.len();
+                if options.is_empty() {
+                    // Final locations that no transition leaves: rest here.
+                    let _ = writeln!(out, "\tfalse{}", if last { "" } else { ";" });
+                } else {
+                    let _ = write!(out, "\tdo\n{options}\tod{}\n", if last { "" } else { ";" });
+                }
             }
-            out.push_str("\tod\n}\n");
-            for k in 0..tpl.count {
-                runs.push(format!(
-                    "run {}({k}, {})",
-                    names.proc,
-                    names.first + k as usize + 1
-                ));
-            }
+            out.push_str("}\n");
+            runs.extend(self.runs(t));
         }
 
         // The monitor.
         let mut options = String::new();
         let mut has_monitor = false;
         for p in &prog.properties {
-            if !opts.properties.is_empty() && !opts.properties.contains(&p.name) {
+            if !selected(&p.name) {
                 continue;
             }
             self.wide.set(false);
+            if native_deadlock && p.error == prog.deadlock {
+                let _ = writeln!(
+                    options,
+                    "\t/* property `{}`: deadlock, checked by pan as invalid end states (no monitor option) */",
+                    comment(&p.name)
+                );
+                continue;
+            }
             let what = match p.kind {
                 PropertyKind::Error => format!("error {}", p.source),
                 PropertyKind::Invariant => format!("invariant {} (error: its negation)", p.source),
@@ -240,6 +280,33 @@ impl Exporter<'_> {
         out.push_str(&body.join(";\n"));
         out.push_str("\n\t}\n}\n");
         Ok(out)
+    }
+
+    /// `run` statements for the instances of template `t`.
+    fn runs(&self, t: usize) -> Vec<String> {
+        let names = &self.tpls[t];
+        (0..self.prog.templates[t].count)
+            .map(|k| format!("run {}({k}, {})", names.proc, names.first + k as usize + 1))
+            .collect()
+    }
+
+    /// The `do` loops of a process: one, labelled `end` (every state a
+    /// valid end state), unless deadlocks are checked; then one per kind of
+    /// location, `moving` (not final) and `end_rest` (final), the start's
+    /// kind first, each with the transitions from its locations.
+    fn loops(tpl: &crate::program::Template, deadlocks: bool) -> Vec<(String, Vec<u16>)> {
+        let all: Vec<u16> = (0..tpl.locations.len() as u16).collect();
+        if !deadlocks {
+            return vec![("end".into(), all)];
+        }
+        let (fin, moving): (Vec<u16>, Vec<u16>) =
+            all.into_iter().partition(|&l| tpl.final_locations[l as usize]);
+        let mut loops = vec![("moving".to_string(), moving), ("end_rest".to_string(), fin)];
+        loops.retain(|(_, locs)| !locs.is_empty());
+        if tpl.final_locations[tpl.start as usize] {
+            loops.reverse();
+        }
+        loops
     }
 
     /// A rough size of pan's state vector in bytes: the variables, plus

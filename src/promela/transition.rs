@@ -4,23 +4,28 @@
 
 use super::expr::{comment, conj, num};
 use super::{Error, Exporter, Who};
+use std::fmt::Write as _;
 use crate::program::{Action, Target};
 
 /// Above this many values, `x := any` is a loop instead of an `if`.
 const MAX_IF_VALUES: u64 = 256;
 
 impl Exporter<'_> {
-    /// One weft transition as one option of the process's `do` loop.
+    /// One weft transition as one option of the process's `do` loop, from
+    /// the source locations in `sources` only, followed by `goto then` when
+    /// given (the loop of the other kind of location, final or not).
     pub(super) fn transition(
         &self,
         t: usize,
         tr: &crate::program::Transition,
+        sources: &[u16],
+        then: Option<&str>,
     ) -> Result<String, Error> {
         let who = Who::Proc(t);
         let tpl = &self.prog.templates[t];
         let pc = self.pc(who)?;
         let mut mask = vec![false; tpl.locations.len()];
-        for &f in &tr.from {
+        for &f in sources {
             mask[f as usize] = true;
         }
         let from = Self::at(&pc, &mask);
@@ -47,8 +52,7 @@ impl Exporter<'_> {
         }
         let to = &tpl.locations[tr.to as usize];
         stmts.push(format!("{pc} = {}", tr.to));
-        let froms: Vec<&str> = tr
-            .from
+        let froms: Vec<&str> = sources
             .iter()
             .map(|&f| tpl.locations[f as usize].as_str())
             .collect();
@@ -66,7 +70,12 @@ impl Exporter<'_> {
             .collect();
         s.push_str(&body.join(";\n"));
         s.push('\n');
-        s.push_str("\t}\n");
+        match then {
+            Some(label) => {
+                let _ = writeln!(s, "\t}};\n\tgoto {label}");
+            }
+            None => s.push_str("\t}\n"),
+        }
         Ok(s)
     }
 

@@ -24,6 +24,8 @@ struct Row {
     error: String,
     reachable: Option<bool>,
     trace_len: Option<usize>,
+    /// States without a successor: BEEM's `*.stat.xml`, degree 0 `out`.
+    deadlocks: Option<u64>,
 }
 
 /// counts.csv; the params column is quoted and may hold commas.
@@ -56,6 +58,7 @@ fn rows() -> Vec<Row> {
                     _ => None,
                 },
                 trace_len: fields[9].parse().ok(),
+                deadlocks: fields.get(10).and_then(|s| num(s)),
             }
         })
         .collect()
@@ -72,7 +75,8 @@ fn published_state_and_transition_counts_are_reproduced() {
     let mut checked = 0;
     for row in &rows {
         let path = data().join(&row.file);
-        // The whole state space (no property: nothing stops the search).
+        // The whole state space and its deadlocks, as DiVinE reports them
+        // (no `--error`: nothing stops the search).
         let prog = crate::model::load_any(&path, &[], None)
             .map(crate::model::Model::into_program)
             .unwrap_or_else(|d| panic!("{}", d.render()));
@@ -83,6 +87,12 @@ fn published_state_and_transition_counts_are_reproduced() {
         }
         if let Some(l) = row.levels {
             assert_eq!(stat(&r, "depth") + 1, l, "{} BFS levels", row.file);
+        }
+        if let Some(d) = row.deadlocks {
+            assert_eq!(stat(&r, "deadlocks"), d, "{} deadlocks", row.file);
+            let deadlock = r.outcome("deadlock").expect("DVE checks deadlocks by default");
+            let want = if d > 0 { Verdict::Unsafe } else { Verdict::Safe };
+            assert_eq!(deadlock.verdict, want, "{} deadlock", row.file);
         }
         // `weft convert` output loads and gives the same count.
         let (json, _) = crate::model::load::to_json(&path, None).unwrap();

@@ -65,8 +65,9 @@ pub fn replay(path: &Path, property: &str, extra: &[&str]) {
 
 /// Replays one JSON line's trace (`--format json`) against `prog`, as
 /// `replay` does, ending in an error state of the line's property or, for
-/// `model-errors`, in a state where a step fails.
-pub fn replay_line(prog: &Program, line: &Value, model: &str) {
+/// `model-errors`, in a state where a step fails. Returns the explorer and
+/// the last state.
+pub fn replay_line<'p>(prog: &'p Program, line: &Value, model: &str) -> (Explorer<'p>, u32, Vec<u32>) {
     let property = line["property"].as_str().expect("a property");
     let mut exp = Explorer::new(prog);
     let obj = |vars: Vec<(String, Value)>| Value::Object(vars.into_iter().collect());
@@ -131,13 +132,14 @@ pub fn replay_line(prog: &Program, line: &Value, model: &str) {
                 || exp.sync_steps(g, &ls).1.is_some(),
             "{model}: no step fails in the last state"
         );
-        return;
+        return (exp, g, ls);
     }
     let p = prog.properties.iter().find(|p| p.name == property).unwrap();
     assert!(
         crate::property::holds(&p.error, &exp, g, &ls).unwrap(),
         "{model}: the last state is not an error state"
     );
+    (exp, g, ls)
 }
 
 /// Replays one rendezvous step of a JSON trace: sender `t` and the

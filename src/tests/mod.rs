@@ -7,6 +7,7 @@ mod beem;
 mod cartesian;
 mod common;
 mod control;
+mod deadlock;
 mod differential;
 mod incremental;
 mod promela;

@@ -334,11 +334,18 @@ pub(super) fn translate(
             "start": pr.init,
             "locals": locals,
             "transitions": transitions,
+            // DiVinE knows no end states: a state where no process can move
+            // is a deadlock wherever the processes are.
+            "final": [],
         }));
     }
     let properties = match error {
         Some(e) => json!([{"name": "error", "error": e}]),
-        None => json!([{"name": "state-space", "error": "false"}]),
+        // As DiVinE does: the whole state space, and its deadlocks.
+        None => json!([
+            {"name": "state-space", "error": "false"},
+            {"name": "deadlock", "error": "deadlock"}
+        ]),
     };
     let name = std::path::Path::new(file)
         .file_stem()

@@ -108,7 +108,8 @@ fn check_unique<'n>(
 }
 
 /// Translates a DVE model to a weft/1 model. `error` is the property (weft's
-/// predicate language); without it, the model checks the state space only.
+/// predicate language); without it, the model checks the state space and
+/// its deadlocks, as DiVinE does.
 pub(crate) fn to_weft(
     text: &str,
     file: &str,

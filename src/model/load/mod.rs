@@ -15,11 +15,12 @@ use crate::program::{
 use serde_json::Value;
 use std::path::Path;
 
-/// Initial stores are enumerated; past this many, the model is refused.
+mod deadlock;
 mod properties;
 mod templates;
 mod vars;
 
+/// Initial stores are enumerated; past this many, the model is refused.
 const MAX_INIT_STORES: usize = 1_000_000;
 
 /// The file's name (for messages) and text; `what` names it in errors.
@@ -221,6 +222,8 @@ pub(super) struct RawTemplate<'a> {
     start: u16,
     count: u32,
     local_init: SlotInit,
+    /// The declared `final` locations, if any.
+    finals: Option<Vec<u16>>,
 }
 
 impl<'a> Loader<'a> {
@@ -237,6 +240,7 @@ impl<'a> Loader<'a> {
                 "exceptions",
                 "expect",
                 "channels",
+                "check-deadlock",
             ],
             "the model",
         )?;
@@ -360,8 +364,22 @@ impl<'a> Loader<'a> {
             })
             .collect();
 
-        let mut properties =
-            self.properties(&root.req("properties", "an array of properties (at least one)")?)?;
+        let deadlock = deadlock::formula(&templates, self.names.channels.len());
+        self.names.deadlock = Some(deadlock.clone());
+        let check_deadlock = match root.get("check-deadlock") {
+            Some(n) => n
+                .value
+                .as_bool()
+                .ok_or_else(|| n.err("`check-deadlock` must be true or false"))?,
+            None => false,
+        };
+        let mut properties = self.properties(
+            &root.req("properties", "an array of properties (at least one)")?,
+            check_deadlock,
+        )?;
+        for p in &mut properties {
+            p.only_in_deadlocks = deadlock::only_in_deadlocks(&p.error, &deadlock);
+        }
         if let Some(p) = self.assertions(&templates) {
             properties.push(p);
         }
@@ -384,6 +402,7 @@ impl<'a> Loader<'a> {
             properties,
             exceptions,
             channels: self.names.channels.clone(),
+            deadlock,
         };
         Ok(Model {
             program,

@@ -3,9 +3,15 @@
 use super::*;
 
 impl<'a> Loader<'a> {
-    pub(super) fn properties(&self, node: &Node<'a>) -> LResult<Vec<Property>> {
+    /// The model's `properties`, then, with `check-deadlock`, the
+    /// property `deadlock`.
+    pub(super) fn properties(
+        &self,
+        node: &Node<'a>,
+        check_deadlock: bool,
+    ) -> LResult<Vec<Property>> {
         let items = node.array("properties")?;
-        if items.is_empty() {
+        if items.is_empty() && !check_deadlock {
             return Err(node.err("a model needs at least one property"));
         }
         let mut out: Vec<Property> = Vec::new();
@@ -42,6 +48,22 @@ impl<'a> Loader<'a> {
                 kind,
                 source: n.str("")?.to_string(),
                 error,
+                only_in_deadlocks: false,
+            });
+        }
+        if check_deadlock {
+            if out.iter().any(|p| p.name == "deadlock") {
+                return Err(node.err(
+                    "`check-deadlock` adds a property named `deadlock`, and the model has one already: drop one of them",
+                ));
+            }
+            let error = self.names.deadlock.clone().unwrap_or(CExpr::Const(0));
+            out.push(Property {
+                name: "deadlock".into(),
+                kind: PropertyKind::Error,
+                source: "deadlock".into(),
+                error,
+                only_in_deadlocks: true,
             });
         }
         Ok(out)
@@ -89,6 +111,7 @@ impl<'a> Loader<'a> {
             kind: PropertyKind::Assertions,
             source: "the transitions' `assert` fields".into(),
             error,
+            only_in_deadlocks: false,
         })
     }
 

@@ -60,6 +60,7 @@ impl<'a> Loader<'a> {
                 "start",
                 "groups",
                 "transitions",
+                "final",
             ],
             "a thread template",
         )?;
@@ -207,6 +208,30 @@ impl<'a> Loader<'a> {
                 groups.push((gname.to_string(), locs));
             }
         }
+        let finals = match tn.get("final") {
+            None => None,
+            Some(f) => {
+                let mut out = Vec::new();
+                for m in f.array("the final locations (or groups)")? {
+                    let s = location_name(&m)?;
+                    if let Some(i) = locations.iter().position(|l| l == s) {
+                        out.push(i as u16);
+                    } else if let Some((_, locs)) = groups.iter().find(|(g, _)| g == s) {
+                        out.extend(locs);
+                    } else {
+                        let mut d = *m.err(format!(
+                            "`final` names `{s}`, which is neither a location nor a group of `{name}`"
+                        ));
+                        let known = locations.iter().chain(groups.iter().map(|(g, _)| g));
+                        if let Some(h) = did_you_mean(s, known.map(String::as_str)) {
+                            d = d.note(format!("did you mean `{h}`?"));
+                        }
+                        return Err(Box::new(d));
+                    }
+                }
+                Some(out)
+            }
+        };
         let first_thread = self.names.templates.iter().map(|t| t.count).sum();
         self.names.templates.push(TplNames {
             name,
@@ -221,6 +246,7 @@ impl<'a> Loader<'a> {
             start,
             count,
             local_init,
+            finals,
         })
     }
 
@@ -292,6 +318,18 @@ impl<'a> Loader<'a> {
                 outgoing[f as usize].push(t.index);
             }
         }
+        // SPIN's valid end states: the declared ones, or where a thread has
+        // terminated (no transition leaves).
+        let final_locations = match &raw.finals {
+            Some(locs) => {
+                let mut mask = vec![false; names.locations.len()];
+                for &l in locs {
+                    mask[l as usize] = true;
+                }
+                mask
+            }
+            None => outgoing.iter().map(Vec::is_empty).collect(),
+        };
         let mut slots = vec![vec![raw.start as Val]];
         slots.extend(raw.local_init);
         let init = product(&slots, &raw.node)?;
@@ -304,6 +342,7 @@ impl<'a> Loader<'a> {
             transitions,
             outgoing,
             init,
+            final_locations,
         })
     }
 

@@ -1,0 +1,137 @@
+//! The built-in predicate `deadlock`, compiled into the ordinary predicate
+//! language so that every engine decides it as it decides any property
+//! (`standard` on concrete states, the abstract modes by their polynomial
+//! decision over counts, see `crate::property`):
+//!
+//! ```text
+//! deadlock  =  count(*: enabled) == 0
+//!           && count(*: !final) >= 1
+//!           && for every channel c: no rendezvous on c is possible
+//! ```
+//!
+//! `enabled` holds for a thread at a location with a transition that needs
+//! no partner and whose guard holds; `final` is its template's valid end
+//! locations (SPIN's valid end states; by default the locations no
+//! transition leaves). A rendezvous on c is possible when some thread offers
+//! a send on c, some thread offers a receive on c, and they can be two
+//! different threads: `senders >= 1 && receivers >= 1 && count(*: send ||
+//! receive) >= 2` says exactly that (if the only sender is also the only
+//! receiver, the third conjunct fails; otherwise a pair of distinct threads
+//! exists).
+//!
+//! A guard that fails to evaluate makes the predicate fail too: the state is
+//! then reported as a model error, as the step itself would be.
+
+use crate::program::ops::{BinOp, UnOp};
+use crate::program::{CExpr, SyncOp, Template, Transition};
+
+/// The `deadlock` predicate of a model with these compiled templates (in
+/// order, `count` threads each) and `channels` channels.
+pub(super) fn formula(templates: &[Template], channels: usize) -> CExpr {
+    let threads: u32 = templates.iter().map(|t| t.count).sum();
+    let all: Box<[u32]> = (0..threads).collect();
+    let count = |body: CExpr| CExpr::Count(all.clone(), Box::new(body));
+    let cmp = |op, a: CExpr, k: i64| CExpr::Bin(op, Box::new(a), Box::new(CExpr::Const(k)));
+
+    let enabled = offers(templates, |tr| tr.sync.is_none());
+    let finals: Vec<Box<[bool]>> = templates
+        .iter()
+        .map(|t| t.final_locations.clone().into_boxed_slice())
+        .collect();
+    let not_final = CExpr::Un(UnOp::Not, Box::new(CExpr::At(finals.into())));
+
+    let mut conjuncts = vec![
+        cmp(BinOp::Eq, count(enabled), 0),
+        cmp(BinOp::Ge, count(not_final), 1),
+    ];
+    for c in 0..channels as u32 {
+        let send = offers(
+            templates,
+            |tr| matches!(tr.sync, Some(SyncOp::Send { channel, .. }) if channel == c),
+        );
+        let recv = offers(
+            templates,
+            |tr| matches!(tr.sync, Some(SyncOp::Recv { channel, .. }) if channel == c),
+        );
+        let either = or(send.clone(), recv.clone());
+        let possible = and(
+            and(cmp(BinOp::Ge, count(send), 1), cmp(BinOp::Ge, count(recv), 1)),
+            cmp(BinOp::Ge, count(either), 2),
+        );
+        conjuncts.push(CExpr::Un(UnOp::Not, Box::new(possible)));
+    }
+    conjuncts.into_iter().reduce(and).unwrap_or(CExpr::Const(0))
+}
+
+/// A per-thread predicate: the thread is at a location where one of its
+/// template's transitions picked by `which` has a true guard.
+fn offers(templates: &[Template], which: impl Fn(&Transition) -> bool) -> CExpr {
+    // Locations with an unguarded transition, in one mask over all
+    // templates; the others one disjunct each: `@L && (g1 || g2 …)`.
+    let mut always: Vec<Box<[bool]>> = Vec::with_capacity(templates.len());
+    let mut guarded: Vec<CExpr> = Vec::new();
+    for (ti, t) in templates.iter().enumerate() {
+        let mut mask = vec![false; t.locations.len()];
+        for (loc, outgoing) in t.outgoing.iter().enumerate() {
+            let mut guards: Vec<CExpr> = Vec::new();
+            for &k in outgoing {
+                let tr = &t.transitions[k as usize];
+                if !which(tr) {
+                    continue;
+                }
+                match &tr.guard {
+                    None => mask[loc] = true,
+                    Some(g) => guards.push(g.clone()),
+                }
+            }
+            if mask[loc] {
+                continue;
+            }
+            if let Some(g) = guards.into_iter().reduce(or) {
+                let mut at: Vec<Box<[bool]>> = vec![Box::new([]); templates.len()];
+                let mut one = vec![false; t.locations.len()];
+                one[loc] = true;
+                at[ti] = one.into();
+                guarded.push(and(CExpr::At(at.into()), g));
+            }
+        }
+        always.push(if mask.iter().any(|m| *m) {
+            mask.into()
+        } else {
+            Box::new([])
+        });
+    }
+    let head = if always.iter().any(|m| !m.is_empty()) {
+        Some(CExpr::At(always.into()))
+    } else {
+        None
+    };
+    head.into_iter()
+        .chain(guarded)
+        .reduce(or)
+        .unwrap_or(CExpr::Const(0))
+}
+
+fn and(a: CExpr, b: CExpr) -> CExpr {
+    CExpr::Bin(BinOp::And, Box::new(a), Box::new(b))
+}
+
+fn or(a: CExpr, b: CExpr) -> CExpr {
+    CExpr::Bin(BinOp::Or, Box::new(a), Box::new(b))
+}
+
+/// Is every state satisfying `e` a deadlock? True for `deadlock` itself and
+/// for conjunctions with it (`deadlock && x == 1`).
+pub(super) fn only_in_deadlocks(e: &CExpr, deadlock: &CExpr) -> bool {
+    match e {
+        _ if e == deadlock => true,
+        CExpr::Bin(BinOp::And, a, b) => {
+            only_in_deadlocks(a, deadlock) || only_in_deadlocks(b, deadlock)
+        }
+        CExpr::Un(UnOp::Not, a) => match &**a {
+            CExpr::Un(UnOp::Not, inner) => only_in_deadlocks(inner, deadlock),
+            _ => false,
+        },
+        _ => false,
+    }
+}

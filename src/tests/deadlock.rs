@@ -1,0 +1,259 @@
+//! The built-in predicate `deadlock` (model/load/deadlock.rs): against an
+//! oracle that asks the explorer for each reachable state's successors
+//! (not the compiled predicate), against SPIN's invalid end states on the
+//! Promela export, on the dining philosophers and two locks taken in
+//! opposite orders, and in every mode (the abstract modes never say `safe`
+//! where a deadlock is reachable). BEEM's published deadlock counts are
+//! checked in `beem.rs`.
+
+use super::common;
+use super::differential;
+use crate::engine::{self, CheckOptions, Mode, Verdict};
+use crate::program::{Explorer, Program};
+use proptest::prelude::*;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+fn data(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(rel)
+}
+
+fn load(path: &Path) -> Program {
+    crate::model::load_any(path, &[], None)
+        .map(crate::model::Model::into_program)
+        .unwrap_or_else(|d| panic!("{}", d.render()))
+}
+
+/// No thread can move, alone or in a rendezvous, and no step fails: asked
+/// of the explorer, independently of the compiled predicate.
+fn stuck(exp: &mut Explorer, g: u32, ls: &[u32]) -> bool {
+    (0..ls.len()).all(|t| {
+        let s = exp.successors(t, g, ls[t]);
+        s.steps.is_empty() && s.error.is_none()
+    }) && {
+        let (steps, error) = exp.sync_steps(g, ls);
+        steps.is_empty() && error.is_none()
+    }
+}
+
+/// The `deadlock` outcome's trace, replayed step by step; its last state
+/// is stuck with a thread at a location that is not final.
+fn deadlock_trace(prog: &Program) -> usize {
+    let report = engine::check(prog, Mode::Standard, &CheckOptions::default()).unwrap();
+    let outcome = report.outcome("deadlock").expect("a deadlock property");
+    assert_eq!(outcome.verdict, Verdict::Unsafe, "{}", prog.name);
+    let line = report
+        .to_json_lines()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|v| v["property"] == "deadlock")
+        .unwrap();
+    let (mut exp, g, ls) = common::replay_line(prog, &line, &prog.name);
+    assert!(stuck(&mut exp, g, &ls), "{}: the last state moves", prog.name);
+    assert!(
+        (0..ls.len()).any(|t| {
+            let l = exp.local(t, ls[t])[0] as usize;
+            !prog.template_of(t).final_locations[l]
+        }),
+        "{}: every thread is at a final location",
+        prog.name
+    );
+    outcome.trace.as_ref().unwrap().steps.len()
+}
+
+#[test]
+fn the_dining_philosophers_deadlock_after_each_takes_one_fork() {
+    // BEEM's phils.1: four philosophers, each takes the fork on its left
+    // first. The shortest deadlock: each takes one fork, 4 steps.
+    let prog = load(&data("beem/dve/phils.1.dve"));
+    assert_eq!(deadlock_trace(&prog), 4);
+    // Resource ordering (the last philosopher takes the lower fork first).
+    let fixed = load(&data("deadlock/phils-ordered.dve"));
+    let r = engine::check(&fixed, Mode::Standard, &CheckOptions::default()).unwrap();
+    assert_eq!(r.outcome("deadlock").unwrap().verdict, Verdict::Safe);
+    assert_eq!(r.stats.count("deadlocks"), Some(0));
+}
+
+#[test]
+fn two_locks_in_opposite_orders_deadlock_in_two_steps() {
+    // p holds a and waits for b, q holds b and waits for a.
+    let prog = common::load("bug-deadlock-two-locks.json");
+    assert_eq!(deadlock_trace(&prog), 2);
+    let fixed = common::load("two-locks-ordered.json");
+    let r = engine::check(&fixed, Mode::Standard, &CheckOptions::default()).unwrap();
+    assert_eq!(r.verdict(), Verdict::Safe);
+}
+
+#[test]
+fn a_thread_resting_at_a_final_location_is_no_deadlock() {
+    // p runs once and ends at `done` (final by default: no transition
+    // leaves it); q waits for a flag nobody sets, at a location it declares
+    // final (a server waiting for requests): no deadlock. Declaring nothing
+    // final for q makes the same state a deadlock.
+    let model = |q_final: Value| {
+        json!({"name": "rest", "globals": {"x": {"type": "bool"}},
+            "threads": [
+                {"name": "p", "start": "run", "transitions": [{"from": "run", "to": "done"}]},
+                {"name": "q", "start": "wait", "final": q_final, "transitions": [
+                    {"from": "wait", "to": "served", "when": "x"}]}],
+            "check-deadlock": true, "properties": []})
+    };
+    let verdict = |m: Value| {
+        let r = engine::check(&common::load_value(&m), Mode::Standard, &CheckOptions::default())
+            .unwrap();
+        (r.outcome("deadlock").unwrap().verdict, r.stats.count("deadlocks"))
+    };
+    assert_eq!(verdict(model(json!(["wait"]))), (Verdict::Safe, Some(0)));
+    assert_eq!(verdict(model(json!([]))), (Verdict::Unsafe, Some(1)));
+}
+
+#[test]
+fn deadlock_combines_with_other_predicates_and_is_refused_elsewhere() {
+    let base = |error: &str, guard: &str| {
+        json!({"name": "combo", "globals": {"x": {"type": "int", "min": 0, "max": 2}},
+            "threads": [{"name": "p", "count": 2, "start": "a", "final": [], "transitions": [
+                {"from": "a", "to": "b", "when": guard, "do": "x := x + 1"}]}],
+            "properties": [{"name": "e", "error": error}]})
+    };
+    let load = |m: Value| {
+        crate::model::load_str(&m.to_string(), "combo.json", &[]).map(|m| m.into_program())
+    };
+    let check = |m: Value| {
+        let prog = load(m).unwrap_or_else(|d| panic!("{}", d.render()));
+        engine::check(&prog, Mode::Standard, &CheckOptions::default())
+            .unwrap()
+            .outcomes[0]
+            .verdict
+    };
+    // Both threads end at `b` with x = 2: a deadlock (nothing is final).
+    assert_eq!(check(base("deadlock && x == 2", "true")), Verdict::Unsafe);
+    assert_eq!(check(base("deadlock && x == 1", "true")), Verdict::Safe);
+    assert_eq!(check(base("!deadlock || x != 2", "true")), Verdict::Unsafe);
+    // In a guard, `deadlock` means nothing: a clear error at its position.
+    let d = load(base("x == 3", "!deadlock")).unwrap_err();
+    assert!(d.message.contains("only defined in a property"), "{}", d.render());
+    // `final` names a location or a group; a typo is caught.
+    let mut m = base("deadlock", "true");
+    m["threads"][0]["final"] = json!(["bb"]);
+    let d = load(m).unwrap_err();
+    assert!(d.render().contains("did you mean `b`?"), "{}", d.render());
+    let mut m = base("deadlock", "true");
+    m["check-deadlock"] = json!("yes");
+    assert!(load(m).is_err());
+    // `check-deadlock` with a property already named `deadlock`.
+    let mut m = base("deadlock", "true");
+    m["properties"][0]["name"] = json!("deadlock");
+    m["check-deadlock"] = json!(true);
+    assert!(load(m).unwrap_err().message.contains("has one already"));
+}
+
+/// Every mode on the shipped deadlock models: standard and refine find the
+/// deadlock with a trace, the abstract modes never prove it absent.
+#[test]
+fn every_mode_is_sound_on_the_deadlock_models() {
+    for (name, deadlock) in [
+        ("bug-deadlock-two-locks.json", true),
+        ("two-locks-ordered.json", false),
+    ] {
+        let prog = common::load(name);
+        for mode in [Mode::Standard, Mode::ThreadModular, Mode::CartesianExc, Mode::Refine] {
+            let r = engine::check(&prog, mode, &CheckOptions::default()).unwrap();
+            let v = r.outcome("deadlock").unwrap().verdict;
+            match mode {
+                Mode::Standard | Mode::Refine => assert_eq!(
+                    v,
+                    if deadlock { Verdict::Unsafe } else { Verdict::Safe },
+                    "{name} {mode:?}"
+                ),
+                _ => assert!(
+                    v == Verdict::Unknown || (!deadlock && v == Verdict::Safe),
+                    "{name} {mode:?}: {v:?}"
+                ),
+            }
+        }
+    }
+}
+
+/// A generated model with `check-deadlock`, a random `final` per template
+/// (or none: the default), and a property that never holds so the search
+/// sees every state.
+fn with_deadlocks(mut m: Value, finals: &[Option<u8>]) -> Value {
+    m["check-deadlock"] = json!(true);
+    m["properties"] = json!([{"name": "never", "error": "false"}]);
+    for (i, t) in m["threads"].as_array_mut().unwrap().iter_mut().enumerate() {
+        if let Some(Some(mask)) = finals.get(i) {
+            let locs: Vec<String> = (0..3)
+                .filter(|b| mask & (1 << b) != 0)
+                .map(|b| format!("L{b}"))
+                .collect();
+            t["final"] = json!(locs);
+        }
+    }
+    m
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// standard's deadlock count and verdict equal the oracle's (every
+    /// reachable state asked of the explorer); the abstract modes never
+    /// prove a reachable deadlock absent, and refine agrees with standard.
+    #[test]
+    fn deadlocks_agree_with_an_oracle_in_every_mode(
+        m in differential::model(),
+        finals in proptest::collection::vec(proptest::option::of(0u8..8), 4),
+    ) {
+        let prog = common::load_value(&with_deadlocks(m, &finals));
+        let report = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
+        let mut exp = Explorer::new(&prog);
+        let mut oracle = 0;
+        for (g, ls) in engine::standard::reachable(&prog).unwrap() {
+            let g = exp.globals.intern(&g);
+            let ls: Vec<u32> = ls.iter().enumerate().map(|(t, l)| exp.intern_local(t, l)).collect();
+            let resting = (0..ls.len()).all(|t| {
+                prog.template_of(t).final_locations[exp.local(t, ls[t])[0] as usize]
+            });
+            if stuck(&mut exp, g, &ls) && !resting {
+                oracle += 1;
+            }
+        }
+        prop_assert_eq!(report.stats.count("deadlocks"), Some(oracle));
+        let exact = report.outcome("deadlock").unwrap().verdict;
+        prop_assert_eq!(exact, if oracle > 0 { Verdict::Unsafe } else { Verdict::Safe });
+        let opts = CheckOptions { properties: vec!["deadlock".into()], ..CheckOptions::default() };
+        for mode in [Mode::ThreadModular, Mode::CartesianExc, Mode::Refine] {
+            let v = engine::check(&prog, mode, &opts).unwrap().outcomes[0].verdict;
+            prop_assert_ne!(v, if exact == Verdict::Unsafe { Verdict::Safe } else { Verdict::Unsafe }, "{:?}", mode);
+            if mode == Mode::Refine && v != Verdict::Unknown {
+                prop_assert_eq!(v, exact);
+            }
+        }
+    }
+}
+
+/// SPIN agrees on the Promela export of each: pan reports an invalid end
+/// state exactly where weft reports a deadlock, and stores weft's state
+/// count plus one on the deadlock-free variants.
+#[test]
+fn spin_reports_invalid_end_states_exactly_where_weft_finds_deadlocks() {
+    if !super::promela::spin_present("spin_reports_invalid_end_states_exactly_where_weft_finds_deadlocks") {
+        return;
+    }
+    let cases = [
+        (load(&data("beem/dve/phils.1.dve")), true),
+        (load(&data("deadlock/phils-ordered.dve")), false),
+        (common::load("bug-deadlock-two-locks.json"), true),
+        (common::load("two-locks-ordered.json"), false),
+    ];
+    for (prog, deadlock) in cases {
+        let (verdict, _, pan) = super::promela::cross_check(&prog, &[]);
+        assert_eq!(verdict == Verdict::Unsafe, deadlock, "{}", prog.name);
+        assert_eq!(
+            pan.output.contains("pan:1: invalid end state"),
+            deadlock,
+            "{}: {}",
+            prog.name,
+            pan.output
+        );
+    }
+}
