@@ -34,9 +34,11 @@ pub enum Command {
         properties: Vec<String>,
     },
     /// Check a model file, or every model in a folder, against its `expect`
-    /// (for CI): one line per (model, mode), then `N passed, N failed`
-    /// (`, N skipped`); exit 0 when all passed, 1 on any wrong verdict or
-    /// model that does not load, 2 when nothing could be checked.
+    /// (for CI): one line per (model, mode), then `N passed, N failed`.
+    ///
+    /// Exit 0 when all passed, 1 on any wrong verdict or model that does
+    /// not load, 2 when nothing could be checked (every file skipped) or
+    /// PATH cannot be read.
     ///
     /// In a folder, every *.json is a candidate except *.exceptions.json
     /// (the naming convention for exception sets used with --exceptions).
