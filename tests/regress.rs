@@ -118,7 +118,8 @@ fn weft_test(args: &[&str]) -> (Option<i32>, String, String) {
 /// with a wrong `expect` for standard (1 failure, 3 passes), a weft/1 model
 /// with a mistake (fails to load), an exception set named by the
 /// convention (left out), an exception set under another name and a
-/// non-model object (both skipped as not weft/1 models).
+/// non-model object (both skipped as not weft/1 models), and a subfolder
+/// (not entered).
 fn mixed_folder() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let text = std::fs::read_to_string(models_dir().join("peterson.json")).unwrap();
@@ -134,6 +135,10 @@ fn mixed_folder() -> tempfile::TempDir {
     std::fs::write(dir.path().join("peterson.exceptions.json"), exceptions).unwrap();
     std::fs::write(dir.path().join("extra-set.json"), exceptions).unwrap();
     std::fs::write(dir.path().join("notes.json"), r#"{"owner": "ci"}"#).unwrap();
+    // A subfolder is not entered, even one whose name ends in .json.
+    let sub = dir.path().join("archive.json");
+    std::fs::create_dir(&sub).unwrap();
+    std::fs::write(sub.join("wrong.json"), wrong.to_string()).unwrap();
     dir
 }
 
@@ -153,6 +158,7 @@ fn a_mixed_folder_skips_companions_and_fails_on_real_problems() {
     assert!(text.ends_with("7 passed, 2 failed, 2 skipped\n"), "{text}");
     // The convention's file is not even listed; the other companions are.
     assert!(!text.contains("peterson.exceptions.json"), "{text}");
+    assert!(!text.contains("archive.json"), "{text}");
     for skipped in ["extra-set.json", "notes.json"] {
         assert!(
             text.lines().any(|l| l.starts_with("skip ")

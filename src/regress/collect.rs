@@ -31,7 +31,8 @@ pub(super) fn files(path: &Path) -> Result<Vec<PathBuf>, RegressError> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(path)
         .map_err(unreadable)?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| is_candidate(p))
+        // Subfolders are not entered, whatever their name.
+        .filter(|p| is_candidate(p) && !p.is_dir())
         .collect();
     files.sort();
     if files.is_empty() {
