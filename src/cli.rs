@@ -33,14 +33,39 @@ pub enum Command {
         #[arg(long = "property", value_name = "NAME")]
         properties: Vec<String>,
     },
-    /// Check every model in a folder against its `expect` (for CI): one line
-    /// per (model, mode), then `N passed, N failed`; exit 1 on any mismatch.
+    /// Check a model file, or every model in a folder, against its `expect`
+    /// (for CI): one line per (model, mode), then `N passed, N failed`.
+    ///
+    /// Exit 0 when all passed, 1 on any wrong verdict or model that does
+    /// not load, 2 when nothing could be checked (every file skipped) or
+    /// PATH cannot be read.
+    ///
+    /// In a folder, every *.json is a candidate except *.exceptions.json
+    /// (the naming convention for exception sets used with --exceptions).
+    /// A JSON file that is not a weft/1 model (an array, an object without
+    /// `threads`, `properties` or `format`, another tool's `format`) is
+    /// skipped and listed; a model without `expect` is skipped too. A weft/1
+    /// model that does not load fails.
     Test {
-        /// The folder of models (*.json).
-        dir: PathBuf,
+        /// A model file (.json, or .dve, which has no `expect`), or a folder
+        /// of models (its *.json files).
+        #[arg(value_name = "PATH")]
+        path: PathBuf,
         /// Per (model, mode): stop with `unknown` after this many states.
         #[arg(long)]
         max_states: Option<usize>,
+        /// Per (model, mode): stop with `unknown` after this many seconds
+        /// (an `unknown` where `expect` says safe or unsafe fails).
+        #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
+        timeout: Option<f64>,
+        /// Also write the results as JUnit XML to FILE (one testsuite, one
+        /// testcase per (model, mode): classname the file, name the mode).
+        #[arg(long, value_name = "FILE")]
+        junit: Option<PathBuf>,
+        /// Output format: text lines, or JSON Lines (one object per (model,
+        /// mode), then a summary object).
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
     },
     /// Print a generated model (the papers' families) as weft/1 JSON.
     Gen {
@@ -263,7 +288,7 @@ fn at_least_one(s: &str) -> Result<u32, String> {
     Ok(v)
 }
 
-/// A positive, finite number of seconds (`weft bench --timeout`).
+/// A positive, finite number of seconds (`--timeout`).
 fn positive_seconds(s: &str) -> Result<f64, String> {
     let v: f64 = s
         .trim()

@@ -127,16 +127,13 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             ConvertTo::Json => convert_json(&model, error.as_deref(), &params, &properties),
             ConvertTo::Promela => convert_promela(&model, error.as_deref(), &params, properties),
         },
-        Command::Test { dir, max_states } => {
-            let opts = CheckOptions {
-                max_states,
-                ..Default::default()
-            };
-            let (text, ok) = regress::run_dir(&dir, &opts)
-                .map_err(|e| Failure::Message(format!("error: {e}")))?;
-            print!("{text}");
-            Ok(if ok { 0 } else { 1 })
-        }
+        Command::Test {
+            path,
+            max_states,
+            timeout,
+            junit,
+            format,
+        } => test(&path, max_states, timeout, junit.as_deref(), format),
         Command::Gen { family } => {
             let model = match family {
                 // clap refuses 0 threads or sections (exit 2).
@@ -154,6 +151,46 @@ fn run(cli: Cli) -> Result<u8, Failure> {
         }
         Command::Bench(args) => bench(args),
     }
+}
+
+/// `weft test PATH`: prints each record as it comes, then the closing line
+/// or summary record; writes the JUnit report. Exit 0 when every check
+/// passed, 1 when one did not, 2 when none could run.
+fn test(
+    path: &Path,
+    max_states: Option<usize>,
+    timeout: Option<f64>,
+    junit: Option<&Path>,
+    format: Format,
+) -> Result<u8, Failure> {
+    let opts = CheckOptions {
+        max_states,
+        timeout: timeout
+            .map(|s| std::time::Duration::try_from_secs_f64(s).unwrap_or(std::time::Duration::MAX)),
+        ..Default::default()
+    };
+    let run = regress::run(path, &opts, |r| match format {
+        Format::Text => println!("{}", regress::text_line(r)),
+        Format::Json => println!("{}", regress::json_line(r)),
+    })
+    .map_err(|e| Failure::Message(format!("error: {e}")))?;
+    match format {
+        Format::Text => println!("{}", regress::closing_line(&run)),
+        Format::Json => println!("{}", regress::json_summary(&run)),
+    }
+    if let Some(out) = junit {
+        regress::write_junit(out, path, &run)
+            .map_err(|e| Failure::Message(format!("error: {e}")))?;
+    }
+    let s = run.summary;
+    if s.passed + s.failed() == 0 {
+        // A CI job that checked nothing must not pass silently.
+        return Err(Failure::Message(format!(
+            "error: nothing to check in {}: no model with an `expect`",
+            path.display()
+        )));
+    }
+    Ok(if s.failed() == 0 { 0 } else { 1 })
 }
 
 /// `weft convert --to json`: the model (DVE translated) as weft/1 JSON;
