@@ -118,6 +118,14 @@ impl ModelBuilder {
         self
     }
 
+    /// Adds the property `deadlock`: no thread can move, and some thread
+    /// rests at a location its template does not declare final
+    /// (`TemplateBuilder::final_locations`; docs/model-format.md).
+    pub fn check_deadlock(mut self) -> Self {
+        self.doc.insert("check-deadlock".into(), json!(true));
+        self
+    }
+
     /// An exception entry for `cartesian-exc`, as weft/1 JSON.
     pub fn exception(mut self, entry: Value) -> Self {
         self.exceptions.push(entry);
@@ -185,6 +193,13 @@ impl TemplateBuilder {
         if let Value::Object(g) = groups {
             g.insert(name.into(), json!(locations));
         }
+        self
+    }
+
+    /// The locations (or groups) where a thread may rest for ever without
+    /// its rest being a deadlock; by default, those no transition leaves.
+    pub fn final_locations(mut self, locations: &[&str]) -> Self {
+        self.doc.insert("final".into(), json!(locations));
         self
     }
 

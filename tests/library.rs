@@ -141,3 +141,48 @@ fn refine_hands_back_an_exception_set_cartesian_exc_proves_with() {
         .unwrap();
     assert_eq!(plain.verdict(), Verdict::Unknown);
 }
+
+/// Two threads take two locks in opposite orders: built in Rust with
+/// `check_deadlock`, the run finds the deadlock (each holds one lock) with
+/// a 2-step trace; taking the locks in one order removes it.
+#[test]
+fn a_built_model_checks_deadlocks() {
+    let two_locks = |q_order: [&str; 2]| {
+        let take = |t: TemplateBuilder, order: [&str; 2]| {
+            t.final_locations(&["idle"])
+                .transition(
+                    "idle",
+                    "one",
+                    Some(&format!("!{}", order[0])),
+                    Some(&format!("{} := true", order[0])),
+                    "first",
+                )
+                .transition(
+                    "one",
+                    "cs",
+                    Some(&format!("!{}", order[1])),
+                    Some(&format!("{} := true", order[1])),
+                    "second",
+                )
+                .transition("cs", "idle", None, Some("a := false; b := false"), "unlock")
+        };
+        ModelBuilder::new("two-locks")
+            .bool_global("a", false)
+            .bool_global("b", false)
+            .template(take(TemplateBuilder::new("p", "idle"), ["a", "b"]))
+            .template(take(TemplateBuilder::new("q", "idle"), q_order))
+            .check_deadlock()
+            .build()
+            .unwrap_or_else(|d| panic!("{}", d.render()))
+    };
+    let report = two_locks(["b", "a"])
+        .check(Mode::Standard, &CheckOptions::default())
+        .unwrap();
+    let deadlock = report.outcome("deadlock").expect("check_deadlock adds it");
+    assert_eq!(deadlock.verdict, Verdict::Unsafe);
+    assert_eq!(deadlock.trace.as_ref().map(|t| t.steps.len()), Some(2));
+    let report = two_locks(["a", "b"])
+        .check(Mode::Standard, &CheckOptions::default())
+        .unwrap();
+    assert_eq!(report.verdict(), Verdict::Safe);
+}

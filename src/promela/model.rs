@@ -133,7 +133,8 @@ impl Exporter<'_> {
         // invalid-end-state check decides it: a process rests at an `end`
         // label only while its thread is at a final location, so a state
         // where nothing can move and some thread is elsewhere is an error.
-        let selected = |name: &str| opts.properties.is_empty() || opts.properties.iter().any(|p| p == name);
+        let selected =
+            |name: &str| opts.properties.is_empty() || opts.properties.iter().any(|p| p == name);
         let native_deadlock = prog
             .properties
             .iter()
@@ -149,7 +150,10 @@ impl Exporter<'_> {
                     let _ = writeln!(
                         out,
                         "\n/* Template {} has no transitions and starts at a location that is not final:\n   a process that never moves, resting where pan counts it as an invalid end state. */\nproctype {}(byte {}; byte {}) {{\n\tfalse\n}}",
-                        comment(&tpl.name), names.proc, self.p_inst, self.p_tid
+                        comment(&tpl.name),
+                        names.proc,
+                        self.p_inst,
+                        self.p_tid
                     );
                     runs.extend(self.runs(t));
                 } else {
@@ -171,7 +175,12 @@ impl Exporter<'_> {
                 let _ = writeln!(out, "{label}:");
                 let mut options = String::new();
                 for tr in &tpl.transitions {
-                    let from: Vec<u16> = tr.from.iter().copied().filter(|f| locs.contains(f)).collect();
+                    let from: Vec<u16> = tr
+                        .from
+                        .iter()
+                        .copied()
+                        .filter(|f| locs.contains(f))
+                        .collect();
                     if from.is_empty() {
                         continue;
                     }
@@ -299,9 +308,13 @@ impl Exporter<'_> {
         if !deadlocks {
             return vec![("end".into(), all)];
         }
-        let (fin, moving): (Vec<u16>, Vec<u16>) =
-            all.into_iter().partition(|&l| tpl.final_locations[l as usize]);
-        let mut loops = vec![("moving".to_string(), moving), ("end_rest".to_string(), fin)];
+        let (fin, moving): (Vec<u16>, Vec<u16>) = all
+            .into_iter()
+            .partition(|&l| tpl.final_locations[l as usize]);
+        let mut loops = vec![
+            ("moving".to_string(), moving),
+            ("end_rest".to_string(), fin),
+        ];
         loops.retain(|(_, locs)| !locs.is_empty());
         if tpl.final_locations[tpl.start as usize] {
             loops.reverse();

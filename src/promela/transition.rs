@@ -4,8 +4,8 @@
 
 use super::expr::{comment, conj, num};
 use super::{Error, Exporter, Who};
-use std::fmt::Write as _;
 use crate::program::{Action, Target};
+use std::fmt::Write as _;
 
 /// Above this many values, `x := any` is a loop instead of an `if`.
 const MAX_IF_VALUES: u64 = 256;

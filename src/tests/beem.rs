@@ -90,8 +90,14 @@ fn published_state_and_transition_counts_are_reproduced() {
         }
         if let Some(d) = row.deadlocks {
             assert_eq!(stat(&r, "deadlocks"), d, "{} deadlocks", row.file);
-            let deadlock = r.outcome("deadlock").expect("DVE checks deadlocks by default");
-            let want = if d > 0 { Verdict::Unsafe } else { Verdict::Safe };
+            let deadlock = r
+                .outcome("deadlock")
+                .expect("DVE checks deadlocks by default");
+            let want = if d > 0 {
+                Verdict::Unsafe
+            } else {
+                Verdict::Safe
+            };
             assert_eq!(deadlock.verdict, want, "{} deadlock", row.file);
         }
         // `weft convert` output loads and gives the same count.

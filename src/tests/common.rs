@@ -67,7 +67,11 @@ pub fn replay(path: &Path, property: &str, extra: &[&str]) {
 /// `replay` does, ending in an error state of the line's property or, for
 /// `model-errors`, in a state where a step fails. Returns the explorer and
 /// the last state.
-pub fn replay_line<'p>(prog: &'p Program, line: &Value, model: &str) -> (Explorer<'p>, u32, Vec<u32>) {
+pub fn replay_line<'p>(
+    prog: &'p Program,
+    line: &Value,
+    model: &str,
+) -> (Explorer<'p>, u32, Vec<u32>) {
     let property = line["property"].as_str().expect("a property");
     let mut exp = Explorer::new(prog);
     let obj = |vars: Vec<(String, Value)>| Value::Object(vars.into_iter().collect());

@@ -15,7 +15,9 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
 fn data(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(rel)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(rel)
 }
 
 fn load(path: &Path) -> Program {
@@ -49,7 +51,11 @@ fn deadlock_trace(prog: &Program) -> usize {
         .find(|v| v["property"] == "deadlock")
         .unwrap();
     let (mut exp, g, ls) = common::replay_line(prog, &line, &prog.name);
-    assert!(stuck(&mut exp, g, &ls), "{}: the last state moves", prog.name);
+    assert!(
+        stuck(&mut exp, g, &ls),
+        "{}: the last state moves",
+        prog.name
+    );
     assert!(
         (0..ls.len()).any(|t| {
             let l = exp.local(t, ls[t])[0] as usize;
@@ -99,9 +105,16 @@ fn a_thread_resting_at_a_final_location_is_no_deadlock() {
             "check-deadlock": true, "properties": []})
     };
     let verdict = |m: Value| {
-        let r = engine::check(&common::load_value(&m), Mode::Standard, &CheckOptions::default())
-            .unwrap();
-        (r.outcome("deadlock").unwrap().verdict, r.stats.count("deadlocks"))
+        let r = engine::check(
+            &common::load_value(&m),
+            Mode::Standard,
+            &CheckOptions::default(),
+        )
+        .unwrap();
+        (
+            r.outcome("deadlock").unwrap().verdict,
+            r.stats.count("deadlocks"),
+        )
     };
     assert_eq!(verdict(model(json!(["wait"]))), (Verdict::Safe, Some(0)));
     assert_eq!(verdict(model(json!([]))), (Verdict::Unsafe, Some(1)));
@@ -131,7 +144,11 @@ fn deadlock_combines_with_other_predicates_and_is_refused_elsewhere() {
     assert_eq!(check(base("!deadlock || x != 2", "true")), Verdict::Unsafe);
     // In a guard, `deadlock` means nothing: a clear error at its position.
     let d = load(base("x == 3", "!deadlock")).unwrap_err();
-    assert!(d.message.contains("only defined in a property"), "{}", d.render());
+    assert!(
+        d.message.contains("only defined in a property"),
+        "{}",
+        d.render()
+    );
     // `final` names a location or a group; a typo is caught.
     let mut m = base("deadlock", "true");
     m["threads"][0]["final"] = json!(["bb"]);
@@ -156,13 +173,22 @@ fn every_mode_is_sound_on_the_deadlock_models() {
         ("two-locks-ordered.json", false),
     ] {
         let prog = common::load(name);
-        for mode in [Mode::Standard, Mode::ThreadModular, Mode::CartesianExc, Mode::Refine] {
+        for mode in [
+            Mode::Standard,
+            Mode::ThreadModular,
+            Mode::CartesianExc,
+            Mode::Refine,
+        ] {
             let r = engine::check(&prog, mode, &CheckOptions::default()).unwrap();
             let v = r.outcome("deadlock").unwrap().verdict;
             match mode {
                 Mode::Standard | Mode::Refine => assert_eq!(
                     v,
-                    if deadlock { Verdict::Unsafe } else { Verdict::Safe },
+                    if deadlock {
+                        Verdict::Unsafe
+                    } else {
+                        Verdict::Safe
+                    },
                     "{name} {mode:?}"
                 ),
                 _ => assert!(
@@ -236,7 +262,9 @@ proptest! {
 /// count plus one on the deadlock-free variants.
 #[test]
 fn spin_reports_invalid_end_states_exactly_where_weft_finds_deadlocks() {
-    if !super::promela::spin_present("spin_reports_invalid_end_states_exactly_where_weft_finds_deadlocks") {
+    if !super::promela::spin_present(
+        "spin_reports_invalid_end_states_exactly_where_weft_finds_deadlocks",
+    ) {
         return;
     }
     let cases = [

@@ -55,7 +55,10 @@ pub(super) fn formula(templates: &[Template], channels: usize) -> CExpr {
         );
         let either = or(send.clone(), recv.clone());
         let possible = and(
-            and(cmp(BinOp::Ge, count(send), 1), cmp(BinOp::Ge, count(recv), 1)),
+            and(
+                cmp(BinOp::Ge, count(send), 1),
+                cmp(BinOp::Ge, count(recv), 1),
+            ),
             cmp(BinOp::Ge, count(either), 2),
         );
         conjuncts.push(CExpr::Un(UnOp::Not, Box::new(possible)));
