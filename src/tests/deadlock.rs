@@ -85,6 +85,13 @@ fn two_locks_in_opposite_orders_deadlock_in_two_steps() {
     // p holds a and waits for b, q holds b and waits for a.
     let prog = common::load("bug-deadlock-two-locks.json");
     assert_eq!(deadlock_trace(&prog), 2);
+    // `--error` replaces every property, the one `check-deadlock` adds too.
+    let path = common::models_dir().join("bug-deadlock-two-locks.json");
+    let only = crate::model::load_any(&path, &[], Some("p@cs && q@cs"))
+        .map(crate::model::Model::into_program)
+        .unwrap();
+    let names: Vec<&str> = only.properties.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["error"]);
     let fixed = common::load("two-locks-ordered.json");
     let r = engine::check(&fixed, Mode::Standard, &CheckOptions::default()).unwrap();
     assert_eq!(r.verdict(), Verdict::Safe);

@@ -100,6 +100,9 @@ fn translate(
             "properties".into(),
             serde_json::json!([{"name": "error", "error": e}]),
         );
+        // `--error` replaces every property, `check-deadlock`'s too
+        // (`--error deadlock` asks for that one).
+        obj.remove("check-deadlock");
     }
     Ok((value, Vec::new(), None))
 }
