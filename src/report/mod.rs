@@ -6,9 +6,13 @@
 pub(crate) mod compact;
 mod exceptions;
 mod json;
+mod replay;
+mod simulate;
 mod text;
+mod trace_file;
 
 pub use exceptions::exception_entries;
+pub use trace_file::SavedTrace;
 
 use crate::engine::result::{RunReport, Store};
 
