@@ -13,6 +13,7 @@ mod promela;
 mod ranges;
 mod refine;
 mod rendezvous;
+mod replay;
 mod standard;
 mod symmetry;
 mod thread_modular;

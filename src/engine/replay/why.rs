@@ -66,14 +66,7 @@ impl Replayer<'_> {
 
     /// Why a transition whose guard holds made no step: its value or its
     /// assignments fail at run time.
-    fn fails(
-        &self,
-        tr: &Transition,
-        th: &Thread,
-        gs: &[Val],
-        ls: &[Val],
-        here: &str,
-    ) -> String {
+    fn fails(&self, tr: &Transition, th: &Thread, gs: &[Val], ls: &[Val], here: &str) -> String {
         let ctx = Ctx {
             g: gs,
             tid: th.tid,
