@@ -15,19 +15,23 @@ pub struct Cli {
 pub enum Command {
     /// Check a model's properties: exit 0 safe, 1 unsafe, 3 unknown, 2 bad input.
     Check(CheckArgs),
-    /// Re-execute a saved counterexample (what `weft check --format json`
-    /// or `weft simulate --format json` printed) step by step on the model.
+    /// Re-execute a saved counterexample step by step: exit 0 it replays to
+    /// its error state, 1 it does not, 2 bad input.
     ///
-    /// Exit 0: every step re-executes and the trace ends in an error state
+    /// TRACE is what `weft check --format json` or `weft simulate --format
+    /// json` printed. Each step is printed once confirmed. Exit 0: every step re-executes and the trace ends in an error state
     /// of its property (or a run-time error, for `model-errors`); 1: a step
     /// is not enabled or leads to other values than the trace says (the
     /// first such step is named), or the trace ends in no error state; 2:
     /// bad input (an unreadable model or trace file, no trace in it, an
     /// unknown property).
     Replay(ReplayArgs),
-    /// Random simulation: runs of random steps (each picked uniformly among
-    /// all the moves of the state), checking every state; stops at the first
-    /// error and prints its trace as `weft check` does.
+    /// Random simulation: exit 1 a run reached an error, 0 none did (which
+    /// proves nothing), 2 bad input.
+    ///
+    /// Runs of random steps (each picked uniformly among all the moves of
+    /// the state), checking every state; stops at the first error and prints
+    /// its trace as `weft check` does.
     ///
     /// Exit 1: a run reached an error state or a run-time error; 0: no run
     /// did (which proves nothing: use `weft check`); 2: bad input.
@@ -248,7 +252,7 @@ pub struct SimulateArgs {
     #[arg(long, default_value_t = 10_000, value_name = "N")]
     pub steps: u64,
     /// Runs at most; the simulation stops at the first error.
-    #[arg(long, default_value_t = 1000, value_name = "R")]
+    #[arg(long, default_value_t = 1000, value_name = "R", value_parser = clap::value_parser!(u64).range(1..))]
     pub runs: u64,
     /// Seed of the random choices: the same seed gives the same runs
     /// (default: drawn from the clock, and printed).

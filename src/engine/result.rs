@@ -354,7 +354,7 @@ pub struct SimulationReport {
     /// the same shape as `standard`'s (not shortest).
     pub outcomes: Vec<Outcome>,
     /// States where a run ended because nothing could move, distinct, in the
-    /// order first met (at most `STUCK_SHOWN` of them).
+    /// order first met (at most ten of them).
     pub stuck: Vec<StuckState>,
     /// `runs`, `steps`, `stuck_runs`, `seed`, `time_s`, `peak_memory_bytes`
     /// (docs/output.md).

@@ -7,6 +7,7 @@ mod beem;
 mod cartesian;
 mod common;
 mod control;
+mod depth;
 mod differential;
 mod incremental;
 mod promela;
