@@ -1,4 +1,5 @@
-//! The command line: `weft check`, `weft test`, `weft gen`, `weft bench`.
+//! The command line: `weft check`, `weft replay`, `weft simulate`,
+//! `weft convert`, `weft test`, `weft gen`, `weft bench`.
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -14,6 +15,27 @@ pub struct Cli {
 pub enum Command {
     /// Check a model's properties: exit 0 safe, 1 unsafe, 3 unknown, 2 bad input.
     Check(CheckArgs),
+    /// Re-execute a saved counterexample step by step: exit 0 it replays to
+    /// its error state, 1 it does not, 2 bad input.
+    ///
+    /// TRACE is what `weft check --format json` or `weft simulate --format
+    /// json` printed. Each step is printed once confirmed. Exit 0: every step re-executes and the trace ends in an error state
+    /// of its property (or a run-time error, for `model-errors`); 1: a step
+    /// is not enabled or leads to other values than the trace says (the
+    /// first such step is named), or the trace ends in no error state; 2:
+    /// bad input (an unreadable model or trace file, no trace in it, an
+    /// unknown property).
+    Replay(ReplayArgs),
+    /// Random simulation: exit 1 a run reached an error, 0 none did (which
+    /// proves nothing), 2 bad input.
+    ///
+    /// Runs of random steps (each picked uniformly among all the moves of
+    /// the state), checking every state; stops at the first error and prints
+    /// its trace as `weft check` does.
+    ///
+    /// Exit 1: a run reached an error state or a run-time error; 0: no run
+    /// did (which proves nothing: use `weft check`); 2: bad input.
+    Simulate(SimulateArgs),
     /// Print a model (weft/1 JSON or DVE) as weft/1 JSON, or as a SPIN
     /// (Promela) model for cross-checking (docs/promela.md).
     Convert {
@@ -194,6 +216,11 @@ pub struct CheckArgs {
     /// Symmetry reduction of interchangeable threads (standard only).
     #[arg(long)]
     pub symmetry: bool,
+    /// Standard only: expand no state more than N steps from an initial
+    /// state. A property with no error within the bound is `unknown` when
+    /// the bound cut off states (`safe` when every state lies within it).
+    #[arg(long, value_name = "N")]
+    pub max_depth: Option<u64>,
     /// Worker threads for standard's search (default: one per core). The
     /// verdict, the state count and the trace length do not depend on it.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
@@ -219,6 +246,57 @@ pub struct CheckArgs {
     /// control-monotonic: the split-only baseline.
     #[arg(long, value_enum, value_name = "STRATEGY")]
     pub refine: Option<RefineArg>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ReplayArgs {
+    /// The model file (weft/1 JSON or DVE).
+    pub model: PathBuf,
+    /// The trace: the JSON Lines output of `weft check --format json` (the
+    /// first line with a trace is used), one such line, or a trace object
+    /// `{"initial", "trace"}`.
+    pub trace: PathBuf,
+    /// Replay the trace of this property's line (and expect its error
+    /// state at the end).
+    #[arg(long, value_name = "NAME")]
+    pub property: Option<String>,
+    /// Override a model parameter: --param n=5 (repeatable); give the
+    /// values the trace was made with.
+    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
+    pub params: Vec<(String, i64)>,
+    /// The error states, as given to `weft check --error` (DVE models).
+    #[arg(long, value_name = "EXPR")]
+    pub error: Option<String>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SimulateArgs {
+    /// The model file (weft/1 JSON or DVE).
+    pub model: PathBuf,
+    /// Steps per run at most.
+    #[arg(long, default_value_t = 10_000, value_name = "N")]
+    pub steps: u64,
+    /// Runs at most; the simulation stops at the first error.
+    #[arg(long, default_value_t = 1000, value_name = "R", value_parser = clap::value_parser!(u64).range(1..))]
+    pub runs: u64,
+    /// Seed of the random choices: the same seed gives the same runs
+    /// (default: drawn from the clock, and printed).
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// Override a model parameter: --param n=5 (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
+    pub params: Vec<(String, i64)>,
+    /// Check only this property (repeatable); default all.
+    #[arg(long = "property", value_name = "NAME")]
+    pub properties: Vec<String>,
+    /// The error states, in weft's predicate language (replaces the model's
+    /// properties).
+    #[arg(long, value_name = "EXPR")]
+    pub error: Option<String>,
+    /// Output format: human text, or JSON Lines (one object per property,
+    /// as `weft check`; `weft replay` reads it).
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,8 +2,8 @@
 //! or a string), check it in a mode, and read the typed result. The command
 //! line is a thin layer over these calls.
 
-use crate::engine::result::RunReport;
-use crate::engine::{self, CheckError, CheckOptions, Mode, Verdict};
+use crate::engine::result::{ReplayReport, RunReport, SimulationReport, Trace};
+use crate::engine::{self, CheckError, CheckOptions, Mode, SimulateOptions, Verdict};
 use crate::model::{Diagnostic, Model};
 pub use crate::promela::Error as PromelaError;
 use std::path::{Path, PathBuf};
@@ -122,6 +122,45 @@ impl Model {
     /// ```
     pub fn check(&self, mode: Mode, opts: &CheckOptions) -> Result<RunReport, CheckError> {
         engine::check(self.program(), mode, opts)
+    }
+
+    /// Re-executes a saved counterexample (`weft replay`): from its
+    /// initial state, which must be one of the model's, each step must be
+    /// enabled and lead to exactly the recorded values. `property` is what
+    /// the trace claims to violate (`model-errors`: a run-time error); an
+    /// unknown name is an error.
+    ///
+    /// ```
+    /// use weft::{CheckOptions, Mode, Model};
+    /// let model = Model::load("models/bug-ticket-lock.json").unwrap();
+    /// let report = model.check(Mode::Standard, &CheckOptions::default()).unwrap();
+    /// let trace = report.outcomes[0].trace.as_ref().unwrap();
+    /// let replay = model.replay(trace, Some("mutex")).unwrap();
+    /// assert!(replay.confirmed());
+    /// assert_eq!(replay.error_properties, ["mutex"]);
+    /// ```
+    pub fn replay(
+        &self,
+        trace: &Trace,
+        property: Option<&str>,
+    ) -> Result<ReplayReport, CheckError> {
+        engine::replay::replay(self.program(), trace, property)
+    }
+
+    /// Random runs (`weft simulate`): each step picked uniformly among all
+    /// the moves of the state, every state checked; stops at the first
+    /// error. Deterministic for a given seed. Finding nothing proves
+    /// nothing.
+    ///
+    /// ```
+    /// use weft::{Model, SimulateOptions};
+    /// let model = Model::load("models/bug-ticket-lock.json").unwrap();
+    /// let opts = SimulateOptions { seed: 1, ..SimulateOptions::default() };
+    /// let report = model.simulate(&opts).unwrap();
+    /// assert!(report.found_error());
+    /// ```
+    pub fn simulate(&self, opts: &SimulateOptions) -> Result<SimulationReport, CheckError> {
+        engine::simulate::run(self.program(), opts)
     }
 
     /// The model's name.

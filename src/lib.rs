@@ -44,12 +44,15 @@ mod sys;
 mod tests;
 
 pub use builder::{ModelBuilder, TemplateBuilder};
+pub use engine::SimulateOptions;
 pub use engine::result::{
     AbstractProduct, Derivation, Derived, GuaranteeEdge, Invariant, InvariantForm, Outcome,
     Partner, ReachFact, RefinedExceptions, RunReport, Stats, Store, ThreadSummary, Trace,
     TraceStep, Witness, WitnessThread,
 };
+pub use engine::result::{ReplayFailure, ReplayReport, SimulationReport, StuckState};
 pub use engine::{CheckError, CheckOptions, MODEL_ERRORS, Mode, Refinement, Verdict};
 pub use facade::{LoadOptions, Promela, PromelaError};
 pub use model::{Diagnostic, Model};
+pub use report::SavedTrace;
 pub use report::exception_entries;

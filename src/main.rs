@@ -7,7 +7,7 @@ mod regress;
 use clap::Parser;
 use cli::{
     BenchArgs, Cli, Command, ConvertTo, FamilyArg, Format, GenFamily, ModeArg, Preset, RefineArg,
-    Show,
+    ReplayArgs, Show, SimulateArgs,
 };
 use std::path::Path;
 use std::process::ExitCode;
@@ -97,6 +97,9 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                 symmetry: args.symmetry,
                 jobs: args.jobs.map(usize::from),
                 refinement,
+                max_depth: args
+                    .max_depth
+                    .map(|d| usize::try_from(d).unwrap_or(usize::MAX)),
             };
             let report = prog
                 .check(mode, &opts)
@@ -117,6 +120,8 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             }
             Ok(report.verdict().exit_code() as u8)
         }
+        Command::Replay(args) => replay(args),
+        Command::Simulate(args) => simulate(args),
         Command::Convert {
             model,
             error,
@@ -191,6 +196,73 @@ fn test(
         )));
     }
     Ok(if s.failed() == 0 { 0 } else { 1 })
+}
+
+/// `weft replay`: exit 0 when the trace re-executes and ends in its error
+/// state, 1 when it does not.
+fn replay(args: ReplayArgs) -> Result<u8, Failure> {
+    let without_error = args.error.is_none();
+    let model = Model::load_with(
+        &args.model,
+        &LoadOptions {
+            params: args.params,
+            error: args.error,
+            exceptions: None,
+        },
+    )?;
+    for w in model.warnings() {
+        eprintln!("warning: {w}");
+    }
+    let saved = weft::SavedTrace::load(&args.trace, args.property.as_deref())?;
+    let report = model
+        .replay(&saved.trace, saved.property.as_deref())
+        .map_err(|e| {
+            let unknown = matches!(e, weft::CheckError::UnknownProperty { .. });
+            let hint = if unknown && without_error {
+                " (was the trace made with `--error`? give it here too)"
+            } else {
+                ""
+            };
+            Failure::Message(format!("error: {}: {e}{hint}", args.trace.display()))
+        })?;
+    print!("{}", report.to_text());
+    Ok(if report.confirmed() { 0 } else { 1 })
+}
+
+/// `weft simulate`: exit 1 when a run found an error, else 0.
+fn simulate(args: SimulateArgs) -> Result<u8, Failure> {
+    let model = Model::load_with(
+        &args.model,
+        &LoadOptions {
+            params: args.params,
+            error: args.error,
+            exceptions: None,
+        },
+    )?;
+    for w in model.warnings() {
+        eprintln!("warning: {w}");
+    }
+    // Without --seed, a seed from the clock, small enough to retype.
+    let seed = args.seed.unwrap_or_else(|| {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        u64::from(now.subsec_nanos() ^ now.as_secs() as u32)
+    });
+    let opts = weft::SimulateOptions {
+        properties: args.properties,
+        runs: args.runs,
+        steps: args.steps,
+        seed,
+    };
+    let report = model
+        .simulate(&opts)
+        .map_err(|e| Failure::Message(format!("error: {}: {e}", args.model.display())))?;
+    match args.format {
+        Format::Text => print!("{}", report.to_text()),
+        Format::Json => print!("{}", report.to_json_lines()),
+    }
+    Ok(if report.found_error() { 1 } else { 0 })
 }
 
 /// `weft convert --to json`: the model (DVE translated) as weft/1 JSON;

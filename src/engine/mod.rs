@@ -3,12 +3,15 @@
 
 mod abstract_report;
 pub(crate) mod cartesian;
+mod concrete;
 pub(crate) mod error;
 pub(crate) mod exceptions;
 pub(crate) mod progress;
 pub(crate) mod refine;
 mod rendezvous;
+pub(crate) mod replay;
 pub(crate) mod result;
+pub(crate) mod simulate;
 pub(crate) mod standard;
 pub(crate) mod store;
 pub(crate) mod symmetry;
@@ -17,6 +20,7 @@ pub(crate) mod trace;
 mod verdict;
 
 pub use error::CheckError;
+pub use simulate::SimulateOptions;
 pub use verdict::{Mode, Verdict};
 
 use crate::program::Program;
@@ -49,6 +53,10 @@ pub struct CheckOptions {
     pub jobs: Option<usize>,
     /// `--refine`: what `refine` makes more precise (refine only).
     pub refinement: Refinement,
+    /// `--max-depth`: expand no state deeper than this many steps from an
+    /// initial state (standard only); a property not violated within the
+    /// bound is `unknown` when the bound cut off states.
+    pub max_depth: Option<usize>,
 }
 
 /// What `--mode refine` refines when an alarm is spurious.
@@ -253,6 +261,12 @@ pub(crate) fn check(
     if opts.symmetry && mode != Mode::Standard {
         return Err(CheckError::Unsupported(format!(
             "--symmetry applies to mode standard only; {} is already polynomial in the number of threads",
+            mode.name()
+        )));
+    }
+    if opts.max_depth.is_some() && mode != Mode::Standard {
+        return Err(CheckError::Unsupported(format!(
+            "--max-depth applies to mode standard only; {} does not search by depth",
             mode.name()
         )));
     }

@@ -285,3 +285,96 @@ impl Stats {
         }
     }
 }
+
+/// What `weft replay` found: how far a saved trace re-executes on the
+/// model, where it stopped if it did, and which error states its last
+/// state is in.
+#[derive(Clone, Debug)]
+pub struct ReplayReport {
+    /// The model's name.
+    pub model: String,
+    /// The property the trace is a counterexample to, if known (the
+    /// record's `property`, or the one asked for).
+    pub property: Option<String>,
+    /// The steps in the trace.
+    pub steps: usize,
+    /// The confirmed part: the initial state and every step that
+    /// re-executed, with the values the model computed. `None` when the
+    /// initial state itself is not one of the model's.
+    pub replayed: Option<Trace>,
+    /// The first step that does not re-execute (0: the initial state).
+    pub failure: Option<ReplayFailure>,
+    /// The properties whose error predicate holds in the last state (when
+    /// every step re-executed), in the model's order.
+    pub error_properties: Vec<String>,
+    /// The run-time model error in the last state, if any (worded as
+    /// `standard` words it).
+    pub model_error: Option<String>,
+    /// The `failure` the saved trace recorded, if any.
+    pub recorded_failure: Option<String>,
+}
+
+/// The first step of a saved trace that the model does not take.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplayFailure {
+    /// The step's number, from 1; 0 is the initial state.
+    pub step: usize,
+    /// Why: the step is not enabled, leads elsewhere, or names what the
+    /// model does not have.
+    pub reason: String,
+}
+
+impl ReplayReport {
+    /// Did the whole trace re-execute and end in an error state: of its
+    /// property when known (`model-errors`: a run-time error), else of
+    /// any property or a run-time error?
+    pub fn confirmed(&self) -> bool {
+        if self.failure.is_some() {
+            return false;
+        }
+        match self.property.as_deref() {
+            Some(super::MODEL_ERRORS) => self.model_error.is_some(),
+            Some(p) => self.error_properties.iter().any(|e| e == p),
+            None => !self.error_properties.is_empty() || self.model_error.is_some(),
+        }
+    }
+}
+
+/// What `weft simulate` found: per property, `unsafe` with the trace of
+/// the first random run that reached an error, else `unknown` (a
+/// simulation proves nothing); and where runs got stuck.
+#[derive(Clone, Debug)]
+pub struct SimulationReport {
+    /// The model's name.
+    pub model: String,
+    /// The seed of the pseudo-random choices: the same seed (and model and
+    /// options) gives the same runs.
+    pub seed: u64,
+    /// One outcome per checked property, then `model-errors`. Traces have
+    /// the same shape as `standard`'s (not shortest).
+    pub outcomes: Vec<Outcome>,
+    /// States where a run ended because nothing could move, distinct, in the
+    /// order first met (at most ten of them).
+    pub stuck: Vec<StuckState>,
+    /// `runs`, `steps`, `stuck_runs`, `seed`, `time_s`, `peak_memory_bytes`
+    /// (docs/output.md).
+    pub stats: Stats,
+}
+
+impl SimulationReport {
+    /// Did some run reach an error state or a run-time error?
+    pub fn found_error(&self) -> bool {
+        self.outcomes.iter().any(|o| o.verdict == Verdict::Unsafe)
+    }
+}
+
+/// A state with no successor that a simulated run ended in.
+#[derive(Clone, Debug)]
+pub struct StuckState {
+    /// Its globals.
+    pub globals: Store,
+    /// Every thread's locals, by instance name.
+    pub locals: Vec<(String, Store)>,
+    /// How many runs ended there.
+    pub runs: u64,
+}

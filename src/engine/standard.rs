@@ -45,6 +45,8 @@ struct Search<'p> {
     pool: rayon::ThreadPool,
     /// One scratch per worker thread.
     scratch: Vec<Mutex<Scratch>>,
+    /// `--max-depth`: the last BFS level expanded.
+    max_depth: Option<usize>,
 }
 
 /// A state of the current level that a worker singled out: its index in
@@ -140,6 +142,8 @@ struct Found {
     budget_hit: Option<String>,
     /// All properties violated: the search stopped there, as SPIN does.
     stopped_early: bool,
+    /// `--max-depth` cut off deeper states: the states within the bound.
+    cut: Option<usize>,
 }
 
 impl Found {
@@ -336,6 +340,7 @@ impl<'p> Search<'p> {
             visited: StateStore::new(prog),
             pool,
             scratch,
+            max_depth: None,
         };
         let mut packed = Vec::new();
         for (g, ls) in s.exp.initial_states() {
@@ -583,6 +588,7 @@ impl<'p> Search<'p> {
             depth: 0,
             budget_hit: None,
             stopped_early: false,
+            cut: None,
         };
         let mut progress = Progress::new();
         let counting = self.scratch.first().is_some_and(|w| {
@@ -641,6 +647,14 @@ impl<'p> Search<'p> {
                 break;
             }
             level = self.visited.take_level();
+            // Level `depth` was checked and expanded (its model errors are
+            // found while expanding); deeper states are stored, unchecked.
+            if self.max_depth == Some(depth) {
+                if !level.is_empty() {
+                    f.cut = Some(self.visited.len() - level.len());
+                }
+                break;
+            }
             depth += 1;
         }
         f
@@ -682,8 +696,10 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
         None
     };
     let mut s = Search::new(prog, sym, &props, opts.jobs)?;
+    s.max_depth = opts.max_depth;
     let f = s.bfs(&props, &Budget::new(opts));
-    let explored = s.visited.len();
+    // With --max-depth, the states found beyond the bound are not explored.
+    let explored = f.cut.unwrap_or_else(|| s.visited.len());
     let depth = f.depth;
     let mut outcomes: Vec<Outcome> = props
         .iter()
@@ -709,6 +725,11 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
                     format!(
                         "{why}; no error among the {explored} states explored (to depth {depth})"
                     ),
+                    None,
+                ),
+                (None, None) if f.cut.is_some() => (
+                    Verdict::Unknown,
+                    format!("no error within depth {depth} ({explored} states explored)"),
                     None,
                 ),
                 (None, None) => (
@@ -740,6 +761,12 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
         None if f.budget_hit.is_some() => model_error_outcome(
             Verdict::Unknown,
             "no run-time error among the states explored before the budget ran out".into(),
+            None,
+            None,
+        ),
+        None if f.cut.is_some() => model_error_outcome(
+            Verdict::Unknown,
+            format!("no run-time error within depth {depth} ({explored} states explored)"),
             None,
             None,
         ),

@@ -297,7 +297,7 @@ impl<'p> Explorer<'p> {
 
 /// Runs `actions` in order on copies of the stores; `any` forks one branch
 /// per domain value. Finished branches are pushed to `out`.
-pub(super) fn execute(
+pub(crate) fn execute(
     actions: &[Action],
     tid: i64,
     template: usize,

@@ -106,6 +106,8 @@ pub(crate) struct Transition {
     pub(crate) from: Vec<u16>,
     pub(crate) to: u16,
     pub(crate) guard: Option<CExpr>,
+    /// The guard as written (`when`), for messages (`weft replay`).
+    pub(crate) guard_source: Option<String>,
     pub(crate) actions: Vec<Action>,
     pub(crate) assert: Option<CExpr>,
     pub(crate) label: String,

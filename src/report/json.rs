@@ -1,34 +1,16 @@
 //! JSON Lines: one object per property (docs/output.md).
 
 use crate::engine::result::{
-    Derivation, Derived, Invariant, InvariantForm, RunReport, Store, Trace, Witness,
+    Derivation, Derived, Invariant, InvariantForm, Outcome, RunReport, Stats, Store, Trace, Witness,
 };
 use serde_json::{Map, Value, json};
 
 pub(super) fn run(r: &RunReport) -> String {
-    let stats = Value::Object(
-        r.stats
-            .entries
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect::<Map<_, _>>(),
-    );
+    let stats = stats_object(&r.stats);
     let invariant = r.invariant.as_ref().map(invariant);
     let mut out = String::new();
     for o in &r.outcomes {
-        let mut m = Map::new();
-        m.insert("model".into(), json!(r.model));
-        m.insert("mode".into(), json!(r.mode.name()));
-        m.insert("property".into(), json!(o.property));
-        m.insert("verdict".into(), json!(o.verdict.name()));
-        m.insert("reason".into(), json!(o.reason));
-        m.insert("stats".into(), stats.clone());
-        match &o.trace {
-            Some(t) => m.extend(trace_fields(t)),
-            None => {
-                m.insert("trace".into(), Value::Null);
-            }
-        }
+        let mut m = outcome_line(&r.model, r.mode.name(), o, &stats);
         if let Some(w) = &o.witness {
             m.insert("witness".into(), witness(w));
         }
@@ -41,7 +23,42 @@ pub(super) fn run(r: &RunReport) -> String {
     out
 }
 
-fn obj(store: &Store) -> Value {
+/// The fields of one property's line that every command shares: model,
+/// mode, property, verdict, reason, stats and the trace (`null` if none).
+pub(super) fn outcome_line(
+    model: &str,
+    mode: &str,
+    o: &Outcome,
+    stats: &Value,
+) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("model".into(), json!(model));
+    m.insert("mode".into(), json!(mode));
+    m.insert("property".into(), json!(o.property));
+    m.insert("verdict".into(), json!(o.verdict.name()));
+    m.insert("reason".into(), json!(o.reason));
+    m.insert("stats".into(), stats.clone());
+    match &o.trace {
+        Some(t) => m.extend(trace_fields(t)),
+        None => {
+            m.insert("trace".into(), Value::Null);
+        }
+    }
+    m
+}
+
+/// The statistics as one JSON object.
+pub(super) fn stats_object(stats: &Stats) -> Value {
+    Value::Object(
+        stats
+            .entries
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect::<Map<_, _>>(),
+    )
+}
+
+pub(super) fn obj(store: &Store) -> Value {
     Value::Object(store.iter().cloned().collect::<Map<_, _>>())
 }
 

@@ -1,14 +1,19 @@
 //! Renders what a run produced (`crate::engine::result`): text for people,
 //! JSON Lines for scripts (one object per property, docs/output.md is the
 //! contract). Engines never format output; this module never computes a
-//! verdict.
+//! verdict. It also reads its own JSON back: `trace_file.rs` turns a saved
+//! trace into a `Trace` for `weft replay`.
 
 pub(crate) mod compact;
 mod exceptions;
 mod json;
+mod replay;
+mod simulate;
 mod text;
+mod trace_file;
 
 pub use exceptions::exception_entries;
+pub use trace_file::SavedTrace;
 
 use crate::engine::result::{RunReport, Store};
 

@@ -4,22 +4,16 @@
 
 use super::{compact, show_global, show_local};
 use crate::engine::Verdict;
-use crate::engine::result::{Invariant, InvariantForm, RunReport, Store, Trace, Witness};
+use crate::engine::result::{
+    Invariant, InvariantForm, Outcome, RunReport, Stats, Store, Trace, Witness,
+};
 use crate::program::{Layout, Val};
 use serde_json::Value;
 
 pub(super) fn run(r: &RunReport) -> String {
     let mut out = format!("weft: model {}, mode {}\n", r.model, r.mode.name());
     for o in &r.outcomes {
-        let v = match o.verdict {
-            Verdict::Safe => "safe",
-            Verdict::Unsafe => "UNSAFE",
-            Verdict::Unknown => "unknown",
-        };
-        out.push_str(&format!("  {}: {v} — {}\n", o.property, o.reason));
-        if let Some(t) = &o.trace {
-            out.push_str(&trace(t));
-        }
+        out.push_str(&outcome(o));
         if let Some(w) = &o.witness {
             out.push_str(&witness(w));
         }
@@ -27,8 +21,27 @@ pub(super) fn run(r: &RunReport) -> String {
     if let Some(inv) = &r.invariant {
         out.push_str(&invariant(inv));
     }
-    let stats: Vec<String> = r
-        .stats
+    out.push_str(&stats(&r.stats));
+    out
+}
+
+/// A property's line, `  mutex: UNSAFE — reason`, and its trace if any.
+pub(super) fn outcome(o: &Outcome) -> String {
+    let v = match o.verdict {
+        Verdict::Safe => "safe",
+        Verdict::Unsafe => "UNSAFE",
+        Verdict::Unknown => "unknown",
+    };
+    let mut out = format!("  {}: {v} — {}\n", o.property, o.reason);
+    if let Some(t) = &o.trace {
+        out.push_str(&trace(t));
+    }
+    out
+}
+
+/// The `  stats: …` line.
+pub(super) fn stats(stats: &Stats) -> String {
+    let stats: Vec<String> = stats
         .entries
         .iter()
         .map(|(k, v)| match (*k, v.as_u64()) {
@@ -39,8 +52,7 @@ pub(super) fn run(r: &RunReport) -> String {
             _ => format!("{} {v}", k.replace('_', " ")),
         })
         .collect();
-    out.push_str(&format!("  stats: {}\n", stats.join(", ")));
-    out
+    format!("  stats: {}\n", stats.join(", "))
 }
 
 fn witness(w: &Witness) -> String {
@@ -75,7 +87,7 @@ fn witness(w: &Witness) -> String {
 }
 
 /// One line per step, the initial state first.
-fn trace(t: &Trace) -> String {
+pub(super) fn trace(t: &Trace) -> String {
     let show = |vars: &Store| {
         vars.iter()
             .map(|(k, v)| format!("{k}={}", plain(v)))

@@ -281,6 +281,9 @@ impl<'a> Loader<'a> {
                 .get("when")
                 .map(|w| self.expr(&w, &scope, Ty::Bool, "a guard (`when`)"))
                 .transpose()?;
+            let guard_source = t
+                .get("when")
+                .and_then(|w| w.value.as_str().map(str::to_string));
             let assert = t
                 .get("assert")
                 .map(|w| self.expr(&w, &scope, Ty::Bool, "an assertion"))
@@ -306,6 +309,7 @@ impl<'a> Loader<'a> {
                 from,
                 to,
                 guard,
+                guard_source,
                 actions,
                 assert,
                 label,

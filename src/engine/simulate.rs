@@ -1,0 +1,271 @@
+//! `weft simulate`: random runs, as SPIN's and TLC's simulation modes. Each
+//! run starts from an initial state picked at random and takes at most
+//! `steps` steps, each picked uniformly among every move of the state
+//! (every thread's successors, every rendezvous). Every state is checked
+//! against the selected properties and for run-time model errors, as
+//! `standard` checks them; the first error ends the simulation, with the
+//! run's trace (the shape `standard` reports, so `weft replay` reads it).
+//!
+//! The choices come from xoshiro256++ seeded by SplitMix64 (`rand`'s
+//! `Xoshiro256PlusPlus`, an algorithm fixed by its name), and a choice
+//! among n moves is the high half of a 64×64-bit product: the same seed,
+//! model and options give the same runs on every platform and version.
+
+use super::concrete::{self, Move};
+use super::result::{Outcome, SimulationReport, Stats, StuckState, Trace};
+use super::trace::{StateIds, StepIds};
+use super::{CheckError, Verdict, check_property_names, model_error_outcome, selected_properties};
+use crate::program::{Explorer, Program};
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{Rng, SeedableRng};
+use rustc_hash::FxHashMap;
+use std::time::Instant;
+
+/// Distinct stuck states kept for the report.
+const STUCK_SHOWN: usize = 10;
+
+/// How to simulate: which properties, how many runs of how many steps, and
+/// the seed.
+#[derive(Clone, Debug)]
+pub struct SimulateOptions {
+    /// Property names to check; empty means all.
+    pub properties: Vec<String>,
+    /// Runs at most (`--runs`); the simulation stops at the first error.
+    pub runs: u64,
+    /// Steps per run at most (`--steps`).
+    pub steps: u64,
+    /// The seed of the pseudo-random choices (`--seed`).
+    pub seed: u64,
+}
+
+impl Default for SimulateOptions {
+    /// 1000 runs of at most 10,000 steps, seed 0.
+    fn default() -> SimulateOptions {
+        SimulateOptions {
+            properties: Vec::new(),
+            runs: 1000,
+            steps: 10_000,
+            seed: 0,
+        }
+    }
+}
+
+/// A uniform choice in `0..n` (n > 0): the high half of `x * n`, whose
+/// bias (at most n / 2^64) is far below anything a simulation can see.
+fn pick(rng: &mut Xoshiro256PlusPlus, n: usize) -> usize {
+    ((u128::from(rng.next_u64()) * n as u128) >> 64) as usize
+}
+
+/// The run that found an error: its number, initial state and moves, and
+/// what is wrong in its last state.
+struct Found {
+    run: u64,
+    initial: StateIds,
+    path: Vec<Move>,
+    violated: Vec<usize>,
+    failure: Option<String>,
+}
+
+/// What one simulated run found in its last state.
+enum End {
+    /// Some property's error predicate holds, or a model error.
+    Error {
+        violated: Vec<usize>,
+        failure: Option<String>,
+    },
+    /// No move.
+    Stuck,
+    /// The step bound.
+    Bound,
+}
+
+pub(crate) fn run(prog: &Program, opts: &SimulateOptions) -> Result<SimulationReport, CheckError> {
+    let start = Instant::now();
+    check_property_names(prog, &opts.properties)?;
+    let props = selected_properties(prog, &opts.properties);
+    let mut exp = Explorer::new(prog);
+    let inits = exp.initial_states();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(opts.seed);
+    let mut moves: Vec<Move> = Vec::new();
+    let mut path: Vec<Move> = Vec::new();
+    let mut total_steps: u64 = 0;
+    let mut runs: u64 = 0;
+    let mut stuck_runs: u64 = 0;
+    // Stuck states, distinct, with the runs that ended there.
+    let mut stuck: Vec<(StateIds, u64)> = Vec::new();
+    let mut stuck_index: FxHashMap<StateIds, usize> = FxHashMap::default();
+    let mut found: Option<Found> = None;
+    while runs < opts.runs && !inits.is_empty() {
+        runs += 1;
+        let initial = inits[pick(&mut rng, inits.len())].clone();
+        let (mut g, mut ls) = initial.clone();
+        path.clear();
+        let end = loop {
+            let (violated, eval_error) = concrete::violated(&exp, &props, g, &ls);
+            let step_error = concrete::moves(&mut exp, g, &ls, &mut moves);
+            let failure = eval_error.or(step_error);
+            if !violated.is_empty() || failure.is_some() {
+                break End::Error { violated, failure };
+            }
+            if path.len() as u64 >= opts.steps {
+                break End::Bound;
+            }
+            if moves.is_empty() {
+                break End::Stuck;
+            }
+            let m = moves[pick(&mut rng, moves.len())];
+            g = m.apply(&mut ls);
+            path.push(m);
+            total_steps += 1;
+        };
+        match end {
+            End::Error { violated, failure } => {
+                found = Some(Found {
+                    run: runs,
+                    initial,
+                    path: path.clone(),
+                    violated,
+                    failure,
+                });
+                break;
+            }
+            End::Stuck => {
+                stuck_runs += 1;
+                let state = (g, ls);
+                match stuck_index.get(&state) {
+                    Some(&i) => stuck[i].1 += 1,
+                    None if stuck.len() < STUCK_SHOWN => {
+                        stuck_index.insert(state.clone(), stuck.len());
+                        stuck.push((state, 1));
+                    }
+                    None => {}
+                }
+            }
+            End::Bound => {}
+        }
+    }
+    let outcomes = outcomes(&exp, opts, &props, runs, total_steps, found);
+    let stuck = stuck
+        .into_iter()
+        .map(|((g, ls), runs)| StuckState {
+            globals: prog.globals.render(exp.globals.get(g)),
+            locals: (0..prog.threads.len())
+                .map(|t| {
+                    (
+                        prog.threads[t].name.clone(),
+                        prog.template_of(t).render_local(exp.local(t, ls[t])),
+                    )
+                })
+                .collect(),
+            runs,
+        })
+        .collect();
+    let mut stats = Stats::default();
+    stats.push("runs", runs);
+    stats.push("steps", total_steps);
+    stats.push("stuck_runs", stuck_runs);
+    stats.push("max_steps", opts.steps);
+    stats.push("seed", opts.seed);
+    stats.finish(start.elapsed());
+    Ok(SimulationReport {
+        model: prog.name.clone(),
+        seed: opts.seed,
+        outcomes,
+        stuck,
+        stats,
+    })
+}
+
+/// One outcome per selected property, then `model-errors`: `unsafe` with
+/// the run's trace for what the last run found, else `unknown`.
+fn outcomes(
+    exp: &Explorer,
+    opts: &SimulateOptions,
+    props: &[usize],
+    runs: u64,
+    steps: u64,
+    found: Option<Found>,
+) -> Vec<Outcome> {
+    let prog = exp.prog;
+    let nothing = format!(
+        "no error in {runs} random runs of at most {} steps ({steps} steps in all); a simulation proves nothing",
+        opts.steps
+    );
+    let Some(Found {
+        run,
+        initial,
+        path,
+        violated,
+        failure,
+    }) = found
+    else {
+        let mut out: Vec<Outcome> = props
+            .iter()
+            .map(|&p| unknown(&prog.properties[p].name, nothing.clone()))
+            .collect();
+        out.push(model_error_outcome(Verdict::Unknown, nothing, None, None));
+        return out;
+    };
+    let trace = trace_of(exp, &initial, &path);
+    let at = format!("in run {run} after {} steps", path.len());
+    let stopped = "not checked further: the simulation stopped at the first error".to_string();
+    let mut out: Vec<Outcome> = props
+        .iter()
+        .map(|&p| {
+            let name = &prog.properties[p].name;
+            if violated.contains(&p) {
+                Outcome {
+                    property: name.clone(),
+                    verdict: Verdict::Unsafe,
+                    reason: format!("an error state is reached {at}"),
+                    trace: Some(trace.clone()),
+                    witness: None,
+                }
+            } else {
+                unknown(name, stopped.clone())
+            }
+        })
+        .collect();
+    out.push(match failure {
+        Some(msg) => {
+            let mut trace = trace;
+            trace.failure = Some(msg.clone());
+            model_error_outcome(
+                Verdict::Unsafe,
+                format!("a run-time error is reached {at}: {msg}"),
+                Some(trace),
+                None,
+            )
+        }
+        None => model_error_outcome(Verdict::Unknown, stopped, None, None),
+    });
+    out
+}
+
+fn unknown(property: &str, reason: String) -> Outcome {
+    Outcome {
+        property: property.to_string(),
+        verdict: Verdict::Unknown,
+        reason,
+        trace: None,
+        witness: None,
+    }
+}
+
+/// The trace of a run: its initial state and moves.
+fn trace_of(exp: &Explorer, initial: &StateIds, path: &[Move]) -> Trace {
+    let mut ls = initial.1.clone();
+    let steps: Vec<StepIds> = path
+        .iter()
+        .map(|m| {
+            let g = m.apply(&mut ls);
+            StepIds {
+                thread: m.thread,
+                trans: m.trans,
+                partner: m.partner.map(|(u, tr, _)| (u, tr)),
+                state: (g, ls.clone()),
+            }
+        })
+        .collect();
+    Trace::build(exp, initial, &steps)
+}

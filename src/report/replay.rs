@@ -1,0 +1,69 @@
+//! The text of `weft replay`: the confirmed steps as a `weft check` trace,
+//! then the step that failed, or the error states the last state is in.
+
+use crate::engine::MODEL_ERRORS;
+use crate::engine::result::ReplayReport;
+
+impl ReplayReport {
+    /// What `weft replay` prints: a header, the steps that re-executed
+    /// (as `weft check` prints a trace), then the first step that did not,
+    /// or which error states the last state is in.
+    pub fn to_text(&self) -> String {
+        let of = match &self.property {
+            Some(p) => format!(" of property `{p}`"),
+            None => String::new(),
+        };
+        let mut out = format!(
+            "weft: replay of a trace{of} ({} steps) on model {}\n",
+            self.steps, self.model
+        );
+        if let Some(t) = &self.replayed {
+            out.push_str(&super::text::trace(t));
+        }
+        if let Some(f) = &self.failure {
+            out.push_str(&format!("  step {}: {}\n", f.step, f.reason));
+            out.push_str(&format!(
+                "  replay FAILED at step {} of {}\n",
+                f.step, self.steps
+            ));
+            return out;
+        }
+        out.push_str(&format!("  all {} steps replayed\n", self.steps));
+        let props: Vec<String> = self
+            .error_properties
+            .iter()
+            .map(|p| format!("`{p}`"))
+            .collect();
+        let expected = self.property.as_deref();
+        if !props.is_empty() {
+            let plural = if props.len() > 1 { "ies" } else { "y" };
+            out.push_str(&format!(
+                "  the trace ends in an error state of propert{plural} {}",
+                props.join(", ")
+            ));
+            match expected {
+                Some(p) if p != MODEL_ERRORS && !self.error_properties.iter().any(|e| e == p) => {
+                    out.push_str(&format!(", not of `{p}`, the property it was saved for\n"));
+                }
+                _ => out.push('\n'),
+            }
+        }
+        match (&self.model_error, expected) {
+            (Some(m), _) => {
+                out.push_str(&format!("  the trace ends in a run-time error: {m}\n"));
+            }
+            (None, Some(MODEL_ERRORS)) => {
+                out.push_str("  the trace ends in no run-time error");
+                if let Some(f) = &self.recorded_failure {
+                    out.push_str(&format!(" (it says: {f})"));
+                }
+                out.push('\n');
+            }
+            (None, _) if props.is_empty() => {
+                out.push_str("  the trace ends in no error state\n");
+            }
+            (None, _) => {}
+        }
+        out
+    }
+}

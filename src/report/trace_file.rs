@@ -1,0 +1,293 @@
+//! Reads back a trace that `weft check --format json` (or `weft simulate
+//! --format json`) printed, for `weft replay`: the whole JSON Lines output
+//! of a run (the first line with a trace, or the line of a named property),
+//! one such line, or a bare trace object `{"initial", "trace", "failure"}`,
+//! compact or pretty-printed. The inverse of `json.rs`'s `trace_fields`;
+//! bad input is a `Diagnostic` naming the file, the line and the JSON path.
+
+use crate::engine::result::{Partner, Store, Trace, TraceStep};
+use crate::model::Diagnostic;
+use serde_json::{Map, Value};
+use std::path::Path;
+
+/// A counterexample read from a file, with the property it is for.
+#[derive(Clone, Debug)]
+pub struct SavedTrace {
+    /// The property the trace was saved for: its line's `property`, or the
+    /// one asked for.
+    pub property: Option<String>,
+    /// The trace.
+    pub trace: Trace,
+}
+
+impl SavedTrace {
+    /// Reads a trace file; `property` picks the line of that property in a
+    /// run's output (default: the first line with a trace).
+    ///
+    /// ```no_run
+    /// let saved = weft::SavedTrace::load("trace.jsonl", Some("mutex")).unwrap();
+    /// let model = weft::Model::load("models/bug-ticket-lock.json").unwrap();
+    /// let report = model.replay(&saved.trace, saved.property.as_deref()).unwrap();
+    /// assert!(report.confirmed());
+    /// ```
+    pub fn load(
+        path: impl AsRef<Path>,
+        property: Option<&str>,
+    ) -> Result<SavedTrace, Box<Diagnostic>> {
+        let path = path.as_ref();
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Box::new(Diagnostic::new(
+                &file,
+                "",
+                format!("cannot read the trace file: {e}"),
+            ))
+        })?;
+        SavedTrace::parse(&text, &file, property)
+    }
+
+    /// As [`SavedTrace::load`], from the file's text; `file` names it in
+    /// messages.
+    pub fn parse(
+        text: &str,
+        file: &str,
+        property: Option<&str>,
+    ) -> Result<SavedTrace, Box<Diagnostic>> {
+        let err = |path: &str, msg: String| Box::new(Diagnostic::new(file, path, msg));
+        // Every JSON value in the file, with the line it starts on.
+        let mut values: Vec<(usize, Value)> = Vec::new();
+        let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+        loop {
+            let before = stream.byte_offset();
+            let start = text[before..]
+                .find(|c: char| !c.is_whitespace())
+                .map_or(before, |i| before + i);
+            let line = text[..start].matches('\n').count() + 1;
+            match stream.next() {
+                None => break,
+                Some(Ok(v)) => values.push((line, v)),
+                Some(Err(e)) => {
+                    return Err(err(
+                        &format!("line {}, column {}", e.line(), e.column()),
+                        format!("not valid JSON: {e}"),
+                    ));
+                }
+            }
+        }
+        let several = values.len() > 1;
+        let at = |line: usize, path: &str| match (several, path.is_empty()) {
+            (true, true) => format!("line {line}"),
+            (true, false) => format!("line {line}: {path}"),
+            (false, _) => path.to_string(),
+        };
+        for (line, v) in &values {
+            match v {
+                Value::Object(m) if m.contains_key("trace") => {}
+                Value::Object(_) => {
+                    return Err(err(
+                        &at(*line, ""),
+                        "this object has no `trace` field: it is neither a line of `weft check --format json` nor a trace".into(),
+                    ));
+                }
+                other => {
+                    return Err(err(
+                        &at(*line, ""),
+                        format!(
+                            "expected an object (a line of `weft check --format json`, or a trace), found {}",
+                            kind(other)
+                        ),
+                    ));
+                }
+            }
+        }
+        let name = |v: &Value| {
+            v.get("property")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
+        let listed = || {
+            values
+                .iter()
+                .map(|(_, v)| {
+                    let verdict = v.get("verdict").and_then(Value::as_str).unwrap_or("?");
+                    format!(
+                        "{} ({verdict})",
+                        name(v).unwrap_or_else(|| "a trace".into())
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let chosen = match property {
+            Some(p) => {
+                let found = values.iter().find(|(_, v)| name(v).as_deref() == Some(p));
+                match found {
+                    Some(x) => x,
+                    // A bare trace: the property is the caller's word.
+                    None if values.len() == 1 && name(&values[0].1).is_none() => &values[0],
+                    None if values.is_empty() => {
+                        return Err(err("", "the file is empty: it holds no trace".into()));
+                    }
+                    None => {
+                        return Err(err(
+                            "",
+                            format!(
+                                "no line of property `{p}` in the file (it has: {})",
+                                listed()
+                            ),
+                        ));
+                    }
+                }
+            }
+            None => match values.iter().find(|(_, v)| !v["trace"].is_null()) {
+                Some(x) => x,
+                None if values.is_empty() => {
+                    return Err(err("", "the file is empty: it holds no trace".into()));
+                }
+                None => {
+                    return Err(err(
+                        "",
+                        format!("no line of the file has a trace (it has: {})", listed()),
+                    ));
+                }
+            },
+        };
+        let (line, v) = chosen;
+        if v["trace"].is_null() {
+            return Err(err(
+                &at(*line, "trace"),
+                format!(
+                    "the line of property `{}` has no trace (its verdict is {})",
+                    name(v).unwrap_or_default(),
+                    v.get("verdict")
+                        .and_then(Value::as_str)
+                        .unwrap_or("not given")
+                ),
+            ));
+        }
+        let trace = read_trace(v).map_err(|(path, msg)| err(&at(*line, &path), msg))?;
+        Ok(SavedTrace {
+            property: name(v).or_else(|| property.map(str::to_string)),
+            trace,
+        })
+    }
+}
+
+/// A JSON path and what is wrong there.
+type Bad = (String, String);
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn field<'v>(v: &'v Value, key: &str, path: &str) -> Result<&'v Value, Bad> {
+    v.get(key)
+        .ok_or_else(|| (path.to_string(), format!("missing field `{key}`")))
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+fn object<'v>(v: &'v Value, path: &str) -> Result<&'v Map<String, Value>, Bad> {
+    v.as_object().ok_or_else(|| {
+        (
+            path.to_string(),
+            format!("expected an object, found {}", kind(v)),
+        )
+    })
+}
+
+fn string(v: &Value, key: &str, path: &str) -> Result<String, Bad> {
+    let p = join(path, key);
+    let s = field(v, key, path)?;
+    s.as_str()
+        .map(str::to_string)
+        .ok_or_else(|| (p, format!("expected a string, found {}", kind(s))))
+}
+
+/// A store: `{"name": value, …}` in its order.
+fn store(v: &Value, key: &str, path: &str) -> Result<Store, Bad> {
+    let p = join(path, key);
+    let m = object(field(v, key, path)?, &p)?;
+    Ok(m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+}
+
+fn read_trace(v: &Value) -> Result<Trace, Bad> {
+    let initial = field(v, "initial", "")?;
+    object(initial, "initial")?;
+    let initial_globals = store(initial, "globals", "initial")?;
+    let locals = object(field(initial, "locals", "initial")?, "initial.locals")?;
+    let mut initial_locals = Vec::new();
+    for (name, l) in locals {
+        let p = format!("initial.locals.{name}");
+        let m = object(l, &p)?;
+        initial_locals.push((
+            name.clone(),
+            m.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        ));
+    }
+    let steps = match &v["trace"] {
+        Value::Array(a) => a,
+        other => {
+            return Err((
+                "trace".into(),
+                format!("expected an array of steps, found {}", kind(other)),
+            ));
+        }
+    };
+    let steps = steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let p = format!("trace[{i}]");
+            object(s, &p)?;
+            let partner = match s.get("partner") {
+                None | Some(Value::Null) => None,
+                Some(q) => {
+                    let pp = join(&p, "partner");
+                    object(q, &pp)?;
+                    Some(Partner {
+                        thread: string(q, "thread", &pp)?,
+                        transition: string(q, "transition", &pp)?,
+                        locals: store(q, "locals", &pp)?,
+                    })
+                }
+            };
+            Ok(TraceStep {
+                thread: string(s, "thread", &p)?,
+                transition: string(s, "transition", &p)?,
+                globals: store(s, "globals", &p)?,
+                locals: store(s, "locals", &p)?,
+                partner,
+            })
+        })
+        .collect::<Result<Vec<_>, Bad>>()?;
+    let failure = match v.get("failure") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(f)) => Some(f.clone()),
+        Some(other) => {
+            return Err((
+                "failure".into(),
+                format!("expected a string, found {}", kind(other)),
+            ));
+        }
+    };
+    Ok(Trace {
+        initial_globals,
+        initial_locals,
+        steps,
+        failure,
+    })
+}

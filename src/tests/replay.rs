@@ -1,0 +1,125 @@
+//! The replay engine against the search engines, on generated models (the
+//! differential generator: about half with rendezvous): every trace
+//! `standard` reports, written as JSON Lines and read back, replays to its
+//! error state; every error a simulation finds replays and is one
+//! `standard` finds too; and a trace with one step's values changed fails
+//! no later than that step.
+
+use super::common;
+use super::differential::model;
+use crate::engine::result::{RunReport, Trace};
+use crate::engine::{self, CheckOptions, Mode, SimulateOptions, Verdict, replay, simulate};
+use crate::report::SavedTrace;
+use proptest::prelude::*;
+use serde_json::Value;
+
+/// Each outcome's trace, as `weft replay` reads it from `--format json`.
+fn saved_traces(r: &RunReport) -> Vec<(String, Trace)> {
+    let text = r.to_json_lines();
+    r.outcomes
+        .iter()
+        .filter(|o| o.trace.is_some())
+        .map(|o| {
+            let saved = SavedTrace::parse(&text, "generated.jsonl", Some(&o.property))
+                .unwrap_or_else(|d| panic!("{}", d.render()));
+            (o.property.clone(), saved.trace)
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_standard_trace_replays(m in model()) {
+        let prog = common::load_value(&m);
+        let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
+        for (property, trace) in saved_traces(&r) {
+            let rep = replay::replay(&prog, &trace, Some(&property)).unwrap();
+            prop_assert!(rep.confirmed(), "{property}: {}\n{m}", rep.to_text());
+            prop_assert_eq!(rep.replayed.map(|t| t.steps.len()), Some(trace.steps.len()));
+        }
+    }
+
+    #[test]
+    fn every_simulated_error_replays_and_is_real(m in model(), seed in any::<u64>()) {
+        let prog = common::load_value(&m);
+        let opts = SimulateOptions { runs: 20, steps: 30, seed, ..SimulateOptions::default() };
+        let sim = simulate::run(&prog, &opts).unwrap();
+        let exact = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
+        for o in &sim.outcomes {
+            let Some(trace) = &o.trace else { continue };
+            prop_assert_eq!(o.verdict, Verdict::Unsafe);
+            let rep = replay::replay(&prog, trace, Some(&o.property)).unwrap();
+            prop_assert!(rep.confirmed(), "{}: {}\n{m}", o.property, rep.to_text());
+            // `standard` stops once every property is violated, so
+            // model-errors may be left unknown there.
+            let v = exact.outcome(&o.property).unwrap().verdict;
+            prop_assert!(v == Verdict::Unsafe || (v == Verdict::Unknown && o.property == engine::MODEL_ERRORS), "{}: {v:?}\n{m}", o.property);
+        }
+    }
+
+    /// A global changed after step k: the replay stops at exactly that
+    /// step, with the values the step leads to instead, unless the changed
+    /// state is itself an outcome of the step (`any`).
+    #[test]
+    fn a_changed_value_stops_the_replay_at_its_step(m in model(), pick in any::<prop::sample::Index>(), bump in 1..3i64) {
+        let prog = common::load_value(&m);
+        let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
+        for (property, mut trace) in saved_traces(&r) {
+            if trace.steps.is_empty() {
+                continue;
+            }
+            let k = pick.index(trace.steps.len());
+            let (_, v) = &mut trace.steps[k].globals[0];
+            *v = Value::from((v.as_i64().unwrap() + bump) % 3);
+            let mut prefix = trace.clone();
+            prefix.steps.truncate(k + 1);
+            if replay::replay(&prog, &prefix, None).unwrap().failure.is_none() {
+                continue; // another outcome of step k leads there
+            }
+            let rep = replay::replay(&prog, &trace, Some(&property)).unwrap();
+            let failure = rep.failure.as_ref().expect("a failure");
+            prop_assert_eq!(failure.step, k + 1, "{}", rep.to_text());
+            prop_assert!(failure.reason.contains(" leads to "), "{}", failure.reason);
+        }
+    }
+}
+
+/// The generator gives the replay engine what it must handle: traces
+/// through rendezvous, run-time errors, and simulations that find errors.
+#[test]
+fn generated_traces_exercise_rendezvous_and_run_time_errors() {
+    use proptest::strategy::ValueTree;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let (mut traces, mut joint, mut failures, mut simulated) = (0, 0, 0, 0);
+    for seed in 0..300 {
+        let m = model().new_tree(&mut runner).unwrap().current();
+        let prog = common::load_value(&m);
+        let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
+        for (property, trace) in saved_traces(&r) {
+            assert!(
+                replay::replay(&prog, &trace, Some(&property))
+                    .unwrap()
+                    .confirmed()
+            );
+            traces += 1;
+            joint += trace.steps.iter().any(|s| s.partner.is_some()) as u32;
+            failures += trace.failure.is_some() as u32;
+        }
+        let opts = SimulateOptions {
+            runs: 20,
+            steps: 30,
+            seed,
+            ..SimulateOptions::default()
+        };
+        simulated += simulate::run(&prog, &opts).unwrap().found_error() as u32;
+    }
+    eprintln!(
+        "traces {traces}, through a rendezvous {joint}, run-time errors {failures}, simulations that found an error {simulated}"
+    );
+    assert!(
+        traces >= 100 && joint >= 10 && failures >= 10 && simulated >= 50,
+        "{traces} {joint} {failures} {simulated}"
+    );
+}
