@@ -142,18 +142,14 @@ fn simulation_proves_nothing_on_a_safe_model() {
 
 /// BEEM's phils.1: four philosophers each take their first fork, then the
 /// second; when all hold their first fork (every fork taken), nobody can
-/// move (the classic deadlock).
+/// move (the classic deadlock). Checked as the state space only
+/// (`--error false`), runs end stuck there; by default a DVE model checks
+/// `deadlock`, so the simulation reports it as an error with its trace.
 #[test]
 fn simulation_reports_where_runs_get_stuck() {
+    let phils = "tests/data/beem/dve/phils.1.dve";
     let r = weft(&[
-        "simulate",
-        "tests/data/beem/dve/phils.1.dve",
-        "--runs",
-        "50",
-        "--seed",
-        "2",
-        "--format",
-        "json",
+        "simulate", phils, "--error", "false", "--runs", "50", "--seed", "2", "--format", "json",
     ]);
     assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
     let l = &lines(&r)[0];
@@ -167,12 +163,7 @@ fn simulation_reports_where_runs_get_stuck() {
         }
     }
     let r = weft(&[
-        "simulate",
-        "tests/data/beem/dve/phils.1.dve",
-        "--runs",
-        "5",
-        "--seed",
-        "2",
+        "simulate", phils, "--error", "false", "--runs", "5", "--seed", "2",
     ]);
     assert!(
         r.stdout
@@ -180,6 +171,21 @@ fn simulation_reports_where_runs_get_stuck() {
         "{}",
         r.stdout
     );
+    // The default: the deadlock is an error, found with a trace ending in it.
+    let r = weft(&["simulate", phils, "--seed", "2", "--format", "json"]);
+    assert_eq!(r.code, Some(1), "{}{}", r.stdout, r.stderr);
+    let deadlock = lines(&r)
+        .into_iter()
+        .find(|l| l["property"] == "deadlock")
+        .expect("a deadlock line");
+    assert_eq!(deadlock["verdict"], "unsafe", "{deadlock}");
+    let last = deadlock["trace"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["globals"]["fork"], serde_json::json!([1, 1, 1, 1]));
 }
 
 /// c counts to 2; a third increment is a run-time error, which simulation
