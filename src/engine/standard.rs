@@ -19,8 +19,7 @@ use super::result::{Outcome, RunReport, Stats, Trace};
 use super::store::{Level, Parent, ROOT, StateId, StateStore, fits_parent};
 use super::symmetry::Symmetry;
 use super::trace::{StateIds, StepIds};
-use super::{Budget, CheckOptions, model_error_outcome, selected_properties};
-use crate::engine::Verdict;
+use super::{Budget, CheckOptions, MODEL_ERRORS, next, selected_properties};
 #[cfg(test)]
 use crate::program::Val;
 use crate::program::{Explorer, Program, Succs};
@@ -625,42 +624,35 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
         None
     };
     let mut s = Search::new(prog, sym, &props, opts.jobs)?;
-    let f = s.bfs(&props, &Budget::new(opts));
+    let budget = Budget::new(opts);
+    let f = s.bfs(&props, &budget);
     let explored = s.visited.len();
     let depth = f.depth;
+    // What to do when a budget stopped the search.
+    let next = || next::standard_budget(prog, opts, budget.hit());
     let mut outcomes: Vec<Outcome> = props
         .iter()
         .zip(&f.violations)
         .map(|(&p, v)| {
             let property = prog.properties[p].name.clone();
-            let (verdict, reason, trace) = match (v, &f.budget_hit) {
+            match (v, &f.budget_hit) {
                 (Some(id), _) => {
                     let trace = s.trace(*id);
-                    (
-                        Verdict::Unsafe,
-                        format!("an error state is reachable in {} steps", trace.steps.len()),
-                        Some(trace),
-                    )
+                    let reason =
+                        format!("an error state is reachable in {} steps", trace.steps.len());
+                    Outcome::violated(property, reason, trace)
                 }
-                (None, Some(why)) => (
-                    Verdict::Unknown,
+                (None, Some(why)) => Outcome::unknown(
+                    property,
                     format!(
                         "{why}; no error among the {explored} states explored (to depth {depth})"
                     ),
-                    None,
+                    next(),
                 ),
-                (None, None) => (
-                    Verdict::Safe,
+                (None, None) => Outcome::safe(
+                    property,
                     format!("no error state among all {explored} reachable states"),
-                    None,
                 ),
-            };
-            Outcome {
-                property,
-                verdict,
-                reason,
-                trace,
-                witness: None,
             }
         })
         .collect();
@@ -668,30 +660,25 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
         Some((id, msg)) => {
             let mut trace = s.trace(id);
             trace.failure = Some(msg.clone());
-            model_error_outcome(
-                Verdict::Unsafe,
+            Outcome::violated(
+                MODEL_ERRORS,
                 format!("a run-time error is reachable: {msg}"),
-                Some(trace),
-                None,
+                trace,
             )
         }
-        None if f.budget_hit.is_some() => model_error_outcome(
-            Verdict::Unknown,
-            "no run-time error among the states explored before the budget ran out".into(),
-            None,
-            None,
+        None if f.budget_hit.is_some() => Outcome::unknown(
+            MODEL_ERRORS,
+            "no run-time error among the states explored before the budget ran out",
+            next(),
         ),
-        None if f.stopped_early => model_error_outcome(
-            Verdict::Unknown,
-            "not fully checked: the search stopped at the first property violations".into(),
-            None,
-            None,
+        None if f.stopped_early => Outcome::unknown(
+            MODEL_ERRORS,
+            "not fully checked: the search stopped at the first property violations",
+            next::model_errors_alone(),
         ),
-        None => model_error_outcome(
-            Verdict::Safe,
-            "no run-time error (division by zero, index or range violation) is reachable".into(),
-            None,
-            None,
+        None => Outcome::safe(
+            MODEL_ERRORS,
+            "no run-time error (division by zero, index or range violation) is reachable",
         ),
     });
     let mut stats = Stats::default();

@@ -1,5 +1,7 @@
-//! JSON Lines: one object per property (docs/output.md).
+//! JSON Lines: one object per property, then one summary of the run
+//! (docs/output.md).
 
+use crate::engine::Verdict;
 use crate::engine::result::{
     Derivation, Derived, Invariant, InvariantForm, RunReport, Store, Trace, Witness,
 };
@@ -32,13 +34,41 @@ pub(super) fn run(r: &RunReport) -> String {
         if let Some(w) = &o.witness {
             m.insert("witness".into(), witness(w));
         }
+        m.insert(
+            "next_step".into(),
+            o.next_step
+                .as_ref()
+                .map_or(Value::Null, |n| Value::String(super::next::sentence(n))),
+        );
         if let Some(inv) = &invariant {
             m.insert("invariant".into(), inv.clone());
         }
         out.push_str(&Value::Object(m).to_string());
         out.push('\n');
     }
+    out.push_str(&summary(r, stats).to_string());
+    out.push('\n');
     out
+}
+
+/// The last line: the run's verdict (the worst, as the exit code says),
+/// how many properties got each verdict, and the statistics, so that a
+/// script needs not combine the lines.
+fn summary(r: &RunReport, stats: Value) -> Value {
+    let count = |v: Verdict| r.outcomes.iter().filter(|o| o.verdict == v).count();
+    json!({
+        "summary": {
+            "model": r.model,
+            "mode": r.mode.name(),
+            "properties": r.outcomes.len(),
+            "safe": count(Verdict::Safe),
+            "unsafe": count(Verdict::Unsafe),
+            "unknown": count(Verdict::Unknown),
+            "exit_code": r.verdict().exit_code(),
+            "stats": stats,
+        },
+        "verdict": r.verdict().name(),
+    })
 }
 
 fn obj(store: &Store) -> Value {
@@ -84,7 +114,7 @@ fn witness(w: &Witness) -> Value {
         "globals": obj(&w.globals),
         "threads": w.threads.iter().map(|t| json!({
             "thread": t.thread,
-            "local": super::show_local(&t.local),
+            "locals": obj(&t.local),
             "derivation": t.derivation.iter().map(derivation_line).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
     })
@@ -101,6 +131,7 @@ pub(super) fn derivation_line(d: &Derivation) -> String {
         Derived::Init => format!("init {here}"),
         Derived::Step(label) => format!("step \"{label}\" -> {here}"),
         Derived::Env(by) => format!("env step of {by} -> {here}"),
+        Derived::Exception => format!("in the exception set {here}"),
     }
 }
 

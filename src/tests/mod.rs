@@ -5,8 +5,9 @@
 
 mod beem;
 mod cartesian;
-mod common;
+pub(crate) mod common;
 mod control;
+mod derivations;
 mod differential;
 mod incremental;
 mod promela;

@@ -1,0 +1,217 @@
+//! Which next step fits an `unknown` (`result::NextStep`): the engines call
+//! these with what they know (the mode, the budget that ran out, the
+//! model's symmetry and exception set). The choice is data; `report`
+//! words it with the command line's flags, so no engine names a flag.
+
+use super::result::{Limit, NextStep, Suggestion};
+use super::symmetry::Symmetry;
+use super::{CheckOptions, MODEL_ERRORS, Mode, Refinement};
+use crate::program::Program;
+
+/// `--symmetry` is suggested when the reduction can divide the state space
+/// by at least this much (∏ k! over the blocks of k interchangeable
+/// threads): three threads of one template, or three pairs.
+const MIN_SYMMETRY_GAIN: u128 = 6;
+
+impl NextStep {
+    /// `first`, then each of `rest` not already there.
+    fn of(first: Suggestion, rest: impl IntoIterator<Item = Suggestion>) -> NextStep {
+        rest.into_iter().fold(NextStep::new(first), NextStep::or)
+    }
+}
+
+/// An abstract alarm (thread-modular, cartesian-exc): refine it
+/// automatically, or search concretely; cartesian-exc on a model without
+/// an exception set can also be given one.
+pub(crate) fn alarm(prog: &Program, mode: Mode) -> NextStep {
+    let step = NextStep::of(
+        Suggestion::Mode(Mode::Refine),
+        [Suggestion::Mode(Mode::Standard)],
+    );
+    if mode == Mode::CartesianExc && prog.exceptions.is_empty() {
+        step.or(Suggestion::Exceptions)
+    } else {
+        step
+    }
+}
+
+/// A run that stopped before its answer: raise the budget that ran out
+/// (the state store's capacity cannot be raised), then `alternatives`. No
+/// budget ran out: the stop was an internal error, to be reported.
+pub(crate) fn stopped(limit: Option<Limit>, alternatives: &[Suggestion]) -> NextStep {
+    let mut all = Vec::new();
+    match limit {
+        None => all.push(Suggestion::Report),
+        Some(Limit::Store(_)) => {}
+        Some(l) => all.push(Suggestion::Raise(l)),
+    }
+    all.extend(alternatives.iter().cloned());
+    let mut all = all.into_iter();
+    match all.next() {
+        Some(first) => NextStep::of(first, all),
+        // Only the store was full and nothing else was offered.
+        None => NextStep::new(Suggestion::Mode(Mode::Refine)),
+    }
+}
+
+/// `standard` stopped by a budget: `--symmetry` first when the model's
+/// threads are interchangeable enough for it to matter and it is off, then
+/// the budget, then an abstract mode (polynomial in the number of threads).
+pub(crate) fn standard_budget(
+    prog: &Program,
+    opts: &CheckOptions,
+    limit: Option<Limit>,
+) -> NextStep {
+    let rest = stopped(limit, &[Suggestion::Mode(Mode::Refine)]);
+    match symmetric_threads(prog, opts) {
+        Some(threads) => NextStep::of(
+            Suggestion::Symmetry { threads },
+            rest.suggestions().iter().cloned(),
+        ),
+        None => rest,
+    }
+}
+
+/// `standard` stopped once every other property was violated, before
+/// `model-errors` was fully checked: check it alone.
+pub(crate) fn model_errors_alone() -> NextStep {
+    NextStep::new(Suggestion::Alone(MODEL_ERRORS.into()))
+}
+
+/// `refine` stopped by a budget (or an internal error): raise it, try the
+/// other strategy, or search concretely.
+pub(crate) fn refine_stopped(limit: Option<Limit>, strategy: Refinement) -> NextStep {
+    let other = match strategy {
+        Refinement::Exceptions => Refinement::Control,
+        Refinement::Control | Refinement::ControlMonotonic => Refinement::Exceptions,
+    };
+    stopped(
+        limit,
+        &[
+            Suggestion::Refinement(other),
+            Suggestion::Mode(Mode::Standard),
+        ],
+    )
+}
+
+/// The threads `--symmetry` would reduce, when it is off, applies (no
+/// channels) and can divide the state space by `MIN_SYMMETRY_GAIN` or more.
+fn symmetric_threads(prog: &Program, opts: &CheckOptions) -> Option<usize> {
+    if opts.symmetry || !prog.channels.is_empty() {
+        return None;
+    }
+    let sym = Symmetry::detect(prog).ok()?;
+    let gain = sym.blocks.iter().try_fold(1u128, |acc, b| {
+        (2..=b.len() as u128).try_fold(acc, |a, k| a.checked_mul(k))
+    });
+    // Past u128 the gain is certainly large enough.
+    let enough = gain.is_none_or(|g| g >= MIN_SYMMETRY_GAIN);
+    enough.then(|| sym.blocks.iter().map(ExactSizeIterator::len).sum())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tests::common::load;
+    use std::time::Duration;
+
+    fn opts() -> CheckOptions {
+        CheckOptions::default()
+    }
+
+    #[test]
+    fn cartesian_alarm_without_exceptions_suggests_writing_some() {
+        let ticket = load("ticket-lock.json");
+        assert!(ticket.exceptions.is_empty());
+        let s = alarm(&ticket, Mode::CartesianExc);
+        assert_eq!(
+            s.suggestions(),
+            [
+                Suggestion::Mode(Mode::Refine),
+                Suggestion::Mode(Mode::Standard),
+                Suggestion::Exceptions
+            ]
+        );
+        // thread-modular has no exception set to give.
+        assert!(
+            !alarm(&ticket, Mode::ThreadModular)
+                .suggestions()
+                .contains(&Suggestion::Exceptions)
+        );
+        // peterson has one: only refine or standard.
+        let peterson = load("peterson.json");
+        assert_eq!(alarm(&peterson, Mode::CartesianExc).suggestions().len(), 2);
+    }
+
+    #[test]
+    fn a_symmetric_model_gets_symmetry_before_the_budget() {
+        let lock = load("lock.json"); // n = 3 interchangeable threads
+        let t = Limit::Time(Duration::from_secs(20));
+        let s = standard_budget(&lock, &opts(), Some(t));
+        assert_eq!(
+            s.suggestions(),
+            [
+                Suggestion::Symmetry { threads: 3 },
+                Suggestion::Raise(t),
+                Suggestion::Mode(Mode::Refine)
+            ]
+        );
+        // Already on: the budget comes first.
+        let on = CheckOptions {
+            symmetry: true,
+            ..opts()
+        };
+        assert_eq!(
+            standard_budget(&lock, &on, Some(t)).suggestions()[0],
+            Suggestion::Raise(t)
+        );
+    }
+
+    #[test]
+    fn two_templates_of_one_thread_each_are_not_symmetric() {
+        let peterson = load("peterson.json");
+        let m = Limit::Memory(1 << 30);
+        assert_eq!(
+            standard_budget(&peterson, &opts(), Some(m)).suggestions(),
+            [Suggestion::Raise(m), Suggestion::Mode(Mode::Refine)]
+        );
+    }
+
+    #[test]
+    fn two_interchangeable_threads_gain_too_little() {
+        let path = crate::tests::common::models_dir().join("lock.json");
+        let with = |n: i64| {
+            crate::model::load_file(&path, &[("n".to_string(), n)])
+                .map(crate::model::Model::into_program)
+                .unwrap_or_else(|d| panic!("{}", d.render()))
+        };
+        assert_eq!(symmetric_threads(&with(2), &opts()), None);
+        assert_eq!(symmetric_threads(&with(3), &opts()), Some(3));
+    }
+
+    #[test]
+    fn a_full_store_is_not_raised_and_an_internal_stop_is_reported() {
+        let s = stopped(Some(Limit::Store(10)), &[Suggestion::Mode(Mode::Standard)]);
+        assert_eq!(s.suggestions(), [Suggestion::Mode(Mode::Standard)]);
+        assert_eq!(stopped(Some(Limit::Store(10)), &[]).suggestions().len(), 1);
+        let s = stopped(None, &[Suggestion::Mode(Mode::Standard)]);
+        assert_eq!(s.suggestions()[0], Suggestion::Report);
+    }
+
+    #[test]
+    fn refine_suggests_the_other_strategy() {
+        let t = Limit::States(5);
+        assert_eq!(
+            refine_stopped(Some(t), Refinement::Exceptions).suggestions(),
+            [
+                Suggestion::Raise(t),
+                Suggestion::Refinement(Refinement::Control),
+                Suggestion::Mode(Mode::Standard)
+            ]
+        );
+        assert_eq!(
+            refine_stopped(Some(t), Refinement::ControlMonotonic).suggestions()[1],
+            Suggestion::Refinement(Refinement::Exceptions)
+        );
+    }
+}
