@@ -236,6 +236,7 @@ impl<'p> Cartesian<'p> {
         // growth of the other components changes.
         let mut posted: FxHashMap<u32, Posted> = FxHashMap::default();
         while let Some(g) = queue.pop() {
+            budget.progress(self.posts as usize, "posts", queue.queue.len(), None);
             if let Some(why) = budget.exceeded_now(self.posts as usize, usize::MAX) {
                 self.stopped = Some(why);
                 return;

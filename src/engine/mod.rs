@@ -80,6 +80,8 @@ pub(crate) struct Budget {
     last_memory_read: std::cell::Cell<Option<Instant>>,
     /// The budget that ran out, once one has: what the next step raises.
     hit: std::cell::Cell<Option<Limit>>,
+    /// The progress line (on a terminal), which shows these budgets.
+    progress: std::cell::RefCell<progress::Progress>,
 }
 
 /// `exceeded_now` reads the resident memory at most this often.
@@ -87,34 +89,51 @@ const MEMORY_READ_INTERVAL: Duration = Duration::from_millis(20);
 
 impl Budget {
     pub(crate) fn new(opts: &CheckOptions) -> Budget {
+        // By default, stop at 80% of physical memory rather than be killed.
+        let max_memory_kib = opts
+            .max_memory_bytes
+            .map(|b| b / 1024)
+            .or_else(|| crate::sys::physical_memory_kib().map(|m| m / 5 * 4));
+        // A timeout too large to add to the clock is no deadline.
+        let deadline = opts.timeout.and_then(|t| Instant::now().checked_add(t));
+        let limits = progress::Limits {
+            timeout: opts.timeout.filter(|_| deadline.is_some()),
+            count: opts.max_states.map(|m| m as u64),
+            memory_kib: max_memory_kib,
+        };
         Budget {
             max_states: opts.max_states,
-            // By default, stop at 80% of physical memory rather than be killed.
-            max_memory_kib: opts
-                .max_memory_bytes
-                .map(|b| b / 1024)
-                .or_else(|| crate::sys::physical_memory_kib().map(|m| m / 5 * 4)),
-            // A timeout too large to add to the clock is no deadline.
-            deadline: opts.timeout.and_then(|t| Instant::now().checked_add(t)),
+            max_memory_kib,
+            deadline,
             timeout: opts.timeout,
             last_memory_read: std::cell::Cell::new(None),
             hit: std::cell::Cell::new(None),
+            progress: std::cell::RefCell::new(progress::Progress::new(limits)),
+        }
+    }
+
+    /// Shows how far the run is on the progress line (rate-limited there;
+    /// `count` is what the engine's state budget counts).
+    pub(crate) fn progress(
+        &self,
+        count: usize,
+        unit: &'static str,
+        queue: usize,
+        depth: Option<usize>,
+    ) {
+        if let Ok(mut p) = self.progress.try_borrow_mut() {
+            p.update(&progress::Snapshot {
+                count: count as u64,
+                unit,
+                queue,
+                depth,
+            });
         }
     }
 
     /// The budget that ran out, if one has (the last one reported).
     pub(crate) fn hit(&self) -> Option<Limit> {
         self.hit.get()
-    }
-
-    /// The limits as the progress line shows them: (timeout, its deadline,
-    /// states, memory in KiB).
-    pub(crate) fn limits(&self) -> (Option<Duration>, Option<u64>, Option<u64>) {
-        (
-            self.timeout.filter(|_| self.deadline.is_some()),
-            self.max_states.map(|m| m as u64),
-            self.max_memory_kib,
-        )
     }
 
     /// Records `limit` as the one that ran out and returns `message`.

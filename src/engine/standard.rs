@@ -14,7 +14,6 @@
 //! same for every number of jobs.
 
 use super::CheckError;
-use super::progress::Progress;
 use super::result::{Outcome, RunReport, Stats, Trace};
 use super::store::{Level, Parent, ROOT, StateId, StateStore, fits_parent};
 use super::symmetry::Symmetry;
@@ -532,10 +531,11 @@ impl<'p> Search<'p> {
             budget_hit: None,
             stopped_early: false,
         };
-        let mut progress = Progress::new();
         let mut done = vec![false; props.len()];
         let mut level = self.visited.take_level();
         let mut depth = 0;
+        // States expanded before the current level (for the queue shown).
+        let mut before = self.visited.len() - level.len();
         'search: while !level.is_empty() {
             f.depth = depth;
             let mut batch = Batch::new(props.len());
@@ -555,7 +555,9 @@ impl<'p> Search<'p> {
                 batch = batch.merge(part, &level);
                 start = end;
                 let states = self.visited.len();
-                progress.update(states, depth);
+                // The frontier: the rest of this level and the next one.
+                let queue = states.saturating_sub(before + end);
+                budget.progress(states, "states", queue, Some(depth));
                 if let Some(why) = budget.exceeded_now(states, self.visited.capacity()) {
                     f.budget_hit = Some(why);
                     f.transitions += batch.transitions;
@@ -582,6 +584,7 @@ impl<'p> Search<'p> {
                 f.budget_hit = Some(why);
                 break;
             }
+            before += level.len();
             level = self.visited.take_level();
             depth += 1;
         }

@@ -112,6 +112,7 @@ impl<'p> ThreadModular<'p> {
             }
         }
         while let Some((t, g, l)) = tm.worklist.pop_front() {
+            budget.progress(tm.reach_count, "thread states", tm.worklist.len(), None);
             if let Some(why) = budget.exceeded(tm.reach_count) {
                 tm.stopped = Some(why);
                 tm.limit = budget.hit();
