@@ -49,6 +49,7 @@ pub use engine::result::{
     Partner, ReachFact, RefinedExceptions, RunReport, Stats, Store, ThreadSummary, Trace,
     TraceStep, Witness, WitnessThread,
 };
+pub use engine::result::{Limit, NextStep, Suggestion};
 pub use engine::{CheckError, CheckOptions, MODEL_ERRORS, Mode, Refinement, Verdict};
 pub use facade::{LoadOptions, Promela, PromelaError};
 pub use model::{Diagnostic, Model};

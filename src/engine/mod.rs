@@ -297,30 +297,7 @@ pub(crate) fn check(
         Mode::CartesianExc => cartesian::run(prog, opts),
         Mode::Refine => refine::run(prog, opts),
     }?;
-    every_unknown_has_a_next_step(report)
-}
-
-/// The constructors of `Outcome` make an `unknown` without a next step
-/// impossible; this guards the rule in release builds too (the test suite
-/// runs them), where a debug assertion would be compiled out.
-fn every_unknown_has_a_next_step(report: RunReport) -> Result<RunReport, CheckError> {
-    match report
-        .outcomes
-        .iter()
-        .find(|o| (o.verdict == Verdict::Unknown) != o.next_step.is_some())
-    {
-        Some(o) => Err(CheckError::Internal(format!(
-            "internal error: the outcome of `{}` is {} but {} a next step; please report this model",
-            o.property,
-            o.verdict.name(),
-            if o.next_step.is_some() {
-                "has"
-            } else {
-                "has no"
-            }
-        ))),
-        None => Ok(report),
-    }
+    next::every_unknown_has_one(report)
 }
 
 /// Checks that every name is a property of the model. `model-errors`, always
@@ -328,12 +305,7 @@ fn every_unknown_has_a_next_step(report: RunReport) -> Result<RunReport, CheckEr
 pub(crate) fn check_property_names(prog: &Program, names: &[String]) -> Result<(), CheckError> {
     for name in names {
         if name != MODEL_ERRORS && !prog.properties.iter().any(|p| p.name == *name) {
-            let known: Vec<&str> = prog
-                .properties
-                .iter()
-                .map(|p| p.name.as_str())
-                .chain([MODEL_ERRORS])
-                .collect();
+            let known: Vec<&str> = prog.properties.iter().map(|p| p.name.as_str()).collect();
             return Err(CheckError::UnknownProperty {
                 name: name.clone(),
                 known: known.join(", "),

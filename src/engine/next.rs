@@ -3,9 +3,9 @@
 //! model's symmetry and exception set). The choice is data; `report`
 //! words it with the command line's flags, so no engine names a flag.
 
-use super::result::{Limit, NextStep, Suggestion};
+use super::result::{Limit, NextStep, RunReport, Suggestion};
 use super::symmetry::Symmetry;
-use super::{CheckOptions, MODEL_ERRORS, Mode, Refinement};
+use super::{CheckError, CheckOptions, MODEL_ERRORS, Mode, Refinement, Verdict};
 use crate::program::Program;
 
 /// `--symmetry` is suggested when the reduction can divide the state space
@@ -92,6 +92,28 @@ pub(crate) fn refine_stopped(limit: Option<Limit>, strategy: Refinement) -> Next
             Suggestion::Mode(Mode::Standard),
         ],
     )
+}
+
+/// The report as it is when every `unknown` has a next step and nothing
+/// else has one; otherwise an internal error. The constructors of `Outcome`
+/// make an `unknown` without a next step impossible; this guards the rule
+/// in release builds too (the test suite runs them, and every test that
+/// gets an `unknown` walks it), where a debug assertion would be compiled
+/// out. `engine::check`, the one entry point, calls it.
+pub(crate) fn every_unknown_has_one(report: RunReport) -> Result<RunReport, CheckError> {
+    match report
+        .outcomes
+        .iter()
+        .find(|o| (o.verdict == Verdict::Unknown) != o.next_step.is_some())
+    {
+        Some(o) => Err(CheckError::Internal(format!(
+            "internal error: the outcome of `{}` is {} but has {} next step; please report this model",
+            o.property,
+            o.verdict.name(),
+            if o.next_step.is_some() { "a" } else { "no" }
+        ))),
+        None => Ok(report),
+    }
 }
 
 /// The threads `--symmetry` would reduce, when it is off, applies (no
@@ -196,6 +218,26 @@ mod tests {
         assert_eq!(stopped(Some(Limit::Store(10)), &[]).suggestions().len(), 1);
         let s = stopped(None, &[Suggestion::Mode(Mode::Standard)]);
         assert_eq!(s.suggestions()[0], Suggestion::Report);
+    }
+
+    #[test]
+    fn the_entry_point_refuses_an_unknown_without_next_step() {
+        let prog = load("ticket-lock.json");
+        let report = |mode| super::super::check(&prog, mode, &opts()).unwrap();
+        // A real report passes: its unknown has a next step.
+        let mut r = report(Mode::CartesianExc);
+        assert_eq!(r.outcomes[0].verdict, Verdict::Unknown);
+        assert!(every_unknown_has_one(r.clone()).is_ok());
+        // Without it, or a safe outcome with one: refused.
+        let step = r.outcomes[0].next_step.take();
+        assert!(matches!(
+            every_unknown_has_one(r.clone()),
+            Err(CheckError::Internal(_))
+        ));
+        r.outcomes[1].next_step = step;
+        r.outcomes[0].next_step = r.outcomes[1].next_step.clone();
+        assert_eq!(r.outcomes[1].verdict, Verdict::Safe);
+        assert!(every_unknown_has_one(r).is_err());
     }
 
     #[test]

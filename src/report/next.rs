@@ -19,6 +19,13 @@ pub(crate) fn sentence(step: &NextStep) -> String {
         .join(", or ")
 }
 
+/// The sentence of `weft check`'s `next:` line (and of JSON's `next_step`).
+impl std::fmt::Display for NextStep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&sentence(self))
+    }
+}
+
 fn suggestion(s: &Suggestion) -> String {
     match s {
         Suggestion::Mode(Mode::Refine) => {
