@@ -360,6 +360,14 @@ fn json_ends_with_a_summary_of_the_run() {
         (&2.into(), &0.into(), &0.into())
     );
     assert_eq!(lines.last().unwrap()["verdict"], "safe");
+    // An alarm: one unknown, no unsafe, exit code 3.
+    let lines = json_lines(&[&model("ticket-lock.json"), "--mode", "cartesian-exc"]);
+    let s = &lines.last().unwrap()["summary"];
+    assert_eq!(
+        (&s["safe"], &s["unsafe"], &s["unknown"], &s["exit_code"]),
+        (&1.into(), &0.into(), &1.into(), &3.into())
+    );
+    assert_eq!(lines.last().unwrap()["verdict"], "unknown");
 }
 
 #[test]

@@ -24,11 +24,7 @@ pub(super) fn run(r: &RunReport) -> String {
             out.push_str(&witness(w));
         }
         if let Some(n) = &o.next_step {
-            out.push_str(&format!(
-                "    next: {}
-",
-                super::next::sentence(n)
-            ));
+            out.push_str(&format!("    next: {n}\n"));
         }
     }
     if let Some(inv) = &r.invariant {
