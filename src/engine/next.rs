@@ -37,11 +37,12 @@ pub(crate) fn alarm(prog: &Program, mode: Mode) -> NextStep {
 
 /// A run that stopped before its answer: raise the budget that ran out
 /// (the state store's capacity cannot be raised), then `alternatives`. No
-/// budget ran out: the stop was an internal error, to be reported.
+/// budget ran out: the stop was an internal error, to be reported, and
+/// `standard` decides without the engine that failed.
 pub(crate) fn stopped(limit: Option<Limit>, alternatives: &[Suggestion]) -> NextStep {
     let mut all = Vec::new();
     match limit {
-        None => all.push(Suggestion::Report),
+        None => all.extend([Suggestion::Report, Suggestion::Mode(Mode::Standard)]),
         Some(Limit::Store(_)) => {}
         Some(l) => all.push(Suggestion::Raise(l)),
     }
@@ -217,7 +218,11 @@ mod tests {
         assert_eq!(s.suggestions(), [Suggestion::Mode(Mode::Standard)]);
         assert_eq!(stopped(Some(Limit::Store(10)), &[]).suggestions().len(), 1);
         let s = stopped(None, &[Suggestion::Mode(Mode::Standard)]);
-        assert_eq!(s.suggestions()[0], Suggestion::Report);
+        assert_eq!(
+            s.suggestions(),
+            [Suggestion::Report, Suggestion::Mode(Mode::Standard)]
+        );
+        assert_eq!(stopped(None, &[]).suggestions().len(), 2);
     }
 
     #[test]
