@@ -12,20 +12,24 @@
 //! post(γ_E ∘ γ_cart X) = post(γ_cart X) ∪ post(E); E is constant, so post(E)
 //! is computed once. A worklist of global stores re-processes only the g
 //! whose product grew, and only what grew (see `Cartesian::round`).
-//! Rendezvous post two components at once (`joint.rs`); `report.rs` is
-//! what the shared tail of the abstract modes reads.
+//! Rendezvous post two components at once (`joint.rs`); `join.rs` unites
+//! posts into X, `origin.rs` keeps each element's first derivation for
+//! witnesses, and `report.rs` is what the shared tail of the abstract modes
+//! reads.
 
+mod join;
 mod joint;
 pub(crate) mod origin;
 mod report;
 
 use super::abstract_report;
 use super::error::CheckError;
-use super::exceptions::{BitSet, ExceptionSet, Product, Removals, Subtraction};
+use super::exceptions::{BitSet, ExceptionSet, Product, Subtraction};
 use super::result::{AbstractProduct, InvariantForm, Limit, RunReport};
 use super::{Budget, CheckOptions, Mode};
 use crate::program::ranges::Ranges;
 use crate::program::{Explorer, Program, Val};
+use join::{join, join_local, join_others};
 use origin::{Move, Parents, Who};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::VecDeque;
@@ -542,86 +546,6 @@ impl Posted {
             plain: vec![FxHashSet::default(); like.len()],
             excepted: vec![FxHashMap::default(); like.len()],
         }
-    }
-}
-
-/// What a join writes: X, the parents of its elements, and the worklist.
-type Into<'a> = (
-    &'a mut FxHashMap<u32, Product>,
-    &'a mut Parents,
-    &'a mut Worklist,
-);
-
-/// X(g)_i ⊔= {l}, where X(g) exists; re-queues g when it grew.
-fn join_local((x, parents, queue): Into, g: u32, i: usize, l: u32, mv: Move) {
-    if let Some(target) = x.get_mut(&g)
-        && target[i].insert(l)
-    {
-        parents.added(i, l);
-        parents.flush(g, mv);
-        queue.push(g);
-    }
-}
-
-/// X(g)_j ⊔= base_j for every j ≠ i, where X(g) exists; re-queues g when
-/// it grew.
-fn join_others((x, parents, queue): Into, g: u32, base: &Product, i: usize, mv: Move) {
-    let Some(target) = x.get_mut(&g) else { return };
-    let mut grew = false;
-    for (j, (t, b)) in target.iter_mut().zip(base).enumerate() {
-        if j != i {
-            grew |= t.union_with_new(b, |l| parents.added(j, l));
-        }
-    }
-    parents.flush(g, mv);
-    if grew {
-        queue.push(g);
-    }
-}
-
-/// X(g) ⊔= (base with component i := {l}) minus the removals; re-queues g
-/// when it grew. Nothing is joined when a component would become empty.
-/// `mv` is the post that gave it, for the new elements' parents.
-fn join(
-    (x, parents, queue): Into,
-    g: u32,
-    base: &Product,
-    replace: Option<(usize, u32)>,
-    removals: &Removals,
-    mv: Move,
-) {
-    let mut changed_comps: Vec<(usize, BitSet)> = Vec::new();
-    if let Some((i, l)) = replace {
-        changed_comps.push((i, base[i].singleton_like(l)));
-    }
-    for (k, set) in removals {
-        let pos = match changed_comps.iter().position(|(j, _)| j == k) {
-            Some(p) => p,
-            None => {
-                changed_comps.push((*k, base[*k].clone()));
-                changed_comps.len() - 1
-            }
-        };
-        changed_comps[pos].1.difference_with(set);
-    }
-    if changed_comps.iter().any(|(_, c)| c.is_empty()) {
-        return;
-    }
-    let n = base.len();
-    let target = x
-        .entry(g)
-        .or_insert_with(|| base.iter().map(|b| b.cleared()).collect());
-    let mut grew = false;
-    for j in 0..n {
-        let add = match changed_comps.iter().find(|(k, _)| *k == j) {
-            Some((_, c)) => c,
-            None => &base[j],
-        };
-        grew |= target[j].union_with_new(add, |l| parents.added(j, l));
-    }
-    parents.flush(g, mv);
-    if grew {
-        queue.push(g);
     }
 }
 
