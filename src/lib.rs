@@ -50,6 +50,7 @@ pub use engine::result::{
     Partner, ReachFact, RefinedExceptions, RunReport, Stats, Store, ThreadSummary, Trace,
     TraceStep, Witness, WitnessThread,
 };
+pub use engine::result::{Limit, NextStep, Suggestion};
 pub use engine::result::{ReplayFailure, ReplayReport, SimulationReport, StuckState};
 pub use engine::{CheckError, CheckOptions, MODEL_ERRORS, Mode, Refinement, Verdict};
 pub use facade::{LoadOptions, Promela, PromelaError};

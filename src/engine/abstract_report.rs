@@ -6,9 +6,9 @@
 //! invariant. An abstract mode never says `unsafe`.
 
 use super::error::CheckError;
-use super::result::{Invariant, Outcome, RunReport, Stats, Witness, WitnessThread};
+use super::result::{Invariant, Limit, Outcome, RunReport, Stats, Witness, WitnessThread};
 use super::{
-    CheckOptions, Mode, Verdict, abstract_model_error_outcome, deciders, selected_properties,
+    CheckOptions, Mode, abstract_model_error_outcome, deciders, next, selected_properties,
 };
 use crate::program::{EvalError, Explorer, Program};
 use crate::property::Decider;
@@ -34,6 +34,9 @@ pub(crate) trait AbstractFixpoint<'p> {
     fn find_error(&self, decide: &mut Decide) -> Result<Found, EvalError>;
     /// Why the computation stopped early (a budget), if it did.
     fn stopped(&self) -> Option<&str>;
+    /// The budget that stopped it, if a budget did (an internal error
+    /// stops it with none).
+    fn limit(&self) -> Option<Limit>;
     /// The witness of an alarm at `g` with one local store per thread.
     fn witness(&self, g: u32, choice: &[u32]) -> Witness;
     /// The reason of an alarm found in `part`.
@@ -71,6 +74,8 @@ pub(crate) fn report<'p, F: AbstractFixpoint<'p>>(
     start: Instant,
 ) -> Result<RunReport, CheckError> {
     let mut outcomes = Vec::new();
+    let alarm_next = next::alarm(prog, F::MODE);
+    let stop_next = fx.stopped().map(|_| next::stopped(fx.limit(), &[]));
     for (k, &p) in props.iter().enumerate() {
         let property = prog.properties[p].name.clone();
         let found = fx
@@ -79,26 +84,21 @@ pub(crate) fn report<'p, F: AbstractFixpoint<'p>>(
                 what: format!("property `{property}`"),
                 message: e.0,
             })?;
-        let (verdict, reason, witness) = match (found, fx.stopped()) {
-            (Some((g, choice, part)), _) => (
-                Verdict::Unknown,
-                fx.alarm_reason(part),
-                Some(fx.witness(g, &choice)),
-            ),
-            (None, Some(why)) => (Verdict::Unknown, fx.unfinished_reason(why), None),
-            (None, None) => (Verdict::Safe, fx.proved_reason(), None),
-        };
-        outcomes.push(Outcome {
-            property,
-            verdict,
-            reason,
-            trace: None,
-            witness,
+        outcomes.push(match (found, fx.stopped(), &stop_next) {
+            (Some((g, choice, part)), _, _) => {
+                Outcome::unknown(property, fx.alarm_reason(part), alarm_next.clone())
+                    .with_witness(Some(fx.witness(g, &choice)))
+            }
+            (None, Some(why), Some(next)) => {
+                Outcome::unknown(property, fx.unfinished_reason(why), next.clone())
+            }
+            (None, _, _) => Outcome::safe(property, fx.proved_reason()),
         });
     }
     outcomes.push(abstract_model_error_outcome(
-        fx.stopped().is_some(),
+        stop_next,
         fx.model_error(),
+        alarm_next,
     ));
     let mut stats = fx.stats();
     stats.finish(start.elapsed());

@@ -12,21 +12,28 @@
 //! post(γ_E ∘ γ_cart X) = post(γ_cart X) ∪ post(E); E is constant, so post(E)
 //! is computed once. A worklist of global stores re-processes only the g
 //! whose product grew, and only what grew (see `Cartesian::round`).
-//! Rendezvous post two components at once (`joint.rs`); `report.rs` is
-//! what the shared tail of the abstract modes reads.
+//! Rendezvous post two components at once (`joint.rs`); `join.rs` unites
+//! posts into X, `origin.rs` keeps each element's first derivation for
+//! witnesses, and `report.rs` is what the shared tail of the abstract modes
+//! reads.
 
+mod join;
 mod joint;
+pub(crate) mod origin;
 mod report;
 
 use super::abstract_report;
 use super::error::CheckError;
-use super::exceptions::{BitSet, ExceptionSet, Product, Removals, Subtraction};
-use super::result::{AbstractProduct, InvariantForm, RunReport};
+use super::exceptions::{BitSet, ExceptionSet, Product, Subtraction};
+use super::result::{AbstractProduct, InvariantForm, Limit, RunReport};
 use super::{Budget, CheckOptions, Mode};
 use crate::program::ranges::Ranges;
 use crate::program::{Explorer, Program, Val};
+use join::{join, join_local, join_others};
+use origin::{Move, Parents, Who};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::VecDeque;
+use std::collections::hash_map::Entry;
 use std::time::Instant;
 
 /// Local stores enumerated per template at most (bitset width).
@@ -61,6 +68,8 @@ pub(crate) struct Cartesian<'p> {
     pub(crate) exceptions: ExceptionSet,
     /// X(g) per global store: one component per thread, all non-empty.
     pub(crate) x: FxHashMap<u32, Product>,
+    /// The first derivation of each element of X, for witnesses.
+    parents: Parents,
     /// First run-time model error of a step of the abstraction.
     pub(crate) model_error: Option<(usize, u32, u32, String)>,
     /// Abstract post products computed.
@@ -69,6 +78,8 @@ pub(crate) struct Cartesian<'p> {
     pub(crate) rounds: u64,
     /// Set when a budget stopped the computation (the result is partial).
     pub(crate) stopped: Option<String>,
+    /// The budget that stopped it (none for an internal error).
+    pub(crate) limit: Option<Limit>,
 }
 
 impl<'p> Cartesian<'p> {
@@ -168,14 +179,17 @@ impl<'p> Cartesian<'p> {
             universe,
             exceptions,
             x: FxHashMap::default(),
+            parents: Parents::default(),
             model_error: None,
             posts: 0,
             rounds: 0,
             stopped,
+            limit: None,
         };
         if c.stopped.is_none() {
             c.run(&budget);
         }
+        c.limit = budget.hit();
         Ok(c)
     }
 
@@ -201,7 +215,8 @@ impl<'p> Cartesian<'p> {
         for g in init_g {
             let sub = self.exceptions.subtraction(&init_base, g);
             if let Some(rm) = sub.subtract(&init_base, None) {
-                join(&mut self.x, &mut queue, g, &init_base, None, &rm);
+                let into = (&mut self.x, &mut self.parents, &mut queue);
+                join(into, g, &init_base, None, &rm, Move::init(g));
             }
         }
         // post(E), once.
@@ -225,6 +240,7 @@ impl<'p> Cartesian<'p> {
         // growth of the other components changes.
         let mut posted: FxHashMap<u32, Posted> = FxHashMap::default();
         while let Some(g) = queue.pop() {
+            budget.progress(self.posts as usize, "posts", queue.queue.len(), None);
             if let Some(why) = budget.exceeded_now(self.posts as usize, usize::MAX) {
                 self.stopped = Some(why);
                 return;
@@ -255,17 +271,32 @@ impl<'p> Cartesian<'p> {
         let mut subtractions: FxHashMap<u32, Subtraction> = FxHashMap::default();
         for i in 0..n {
             if (0..n).any(|j| j != i && grown[j]) {
+                let by = Move {
+                    g,
+                    from_e: false,
+                    who: Who::Other { by: i as u32 },
+                };
                 for &g2 in &done.plain[i] {
                     self.posts += 1;
-                    join_others(&mut self.x, queue, g2, base, i);
+                    join_others((&mut self.x, &mut self.parents, queue), g2, base, i, by);
                 }
-                for &(g2, l2) in &done.excepted[i] {
+                for (&(g2, l2), &(l, trans)) in &done.excepted[i] {
                     self.posts += 1;
                     let sub = subtractions
                         .entry(g2)
                         .or_insert_with(|| self.exceptions.subtraction(base, g2));
                     if let Some(rm) = sub.subtract(base, Some((i, l2))) {
-                        join(&mut self.x, queue, g2, base, Some((i, l2)), &rm);
+                        let mv = Move {
+                            g,
+                            from_e: false,
+                            who: Who::One {
+                                t: i as u32,
+                                l,
+                                trans,
+                            },
+                        };
+                        let into = (&mut self.x, &mut self.parents, &mut *queue);
+                        join(into, g2, base, Some((i, l2)), &rm, mv);
                     }
                 }
             }
@@ -279,24 +310,35 @@ impl<'p> Cartesian<'p> {
                     return;
                 }
                 for s in &succs.steps {
+                    let mv = Move {
+                        g,
+                        from_e: false,
+                        who: Who::One {
+                            t: i as u32,
+                            l,
+                            trans: s.trans,
+                        },
+                    };
+                    let into = (&mut self.x, &mut self.parents, &mut *queue);
                     if self.exceptions.by_global.contains_key(&s.g) {
-                        if !done.excepted[i].insert((s.g, s.l)) {
-                            continue; // posted from this base already
-                        }
+                        match done.excepted[i].entry((s.g, s.l)) {
+                            Entry::Occupied(_) => continue, // posted from this base already
+                            Entry::Vacant(v) => v.insert((l, s.trans)),
+                        };
                         self.posts += 1;
                         let sub = subtractions
                             .entry(s.g)
                             .or_insert_with(|| self.exceptions.subtraction(base, s.g));
                         if let Some(rm) = sub.subtract(base, Some((i, s.l))) {
-                            join(&mut self.x, queue, s.g, base, Some((i, s.l)), &rm);
+                            join(into, s.g, base, Some((i, s.l)), &rm, mv);
                         }
                     } else if s.g == g || !done.plain[i].insert(s.g) {
                         // The other components of base are in X(s.g) already.
                         self.posts += 1;
-                        join_local(&mut self.x, queue, s.g, i, s.l);
+                        join_local(into, s.g, i, s.l, mv);
                     } else {
                         self.posts += 1;
-                        join(&mut self.x, queue, s.g, base, Some((i, s.l)), &Vec::new());
+                        join(into, s.g, base, Some((i, s.l)), &Vec::new(), mv);
                     }
                 }
             }
@@ -330,7 +372,17 @@ impl<'p> Cartesian<'p> {
                         .entry(s.g)
                         .or_insert_with(|| self.exceptions.subtraction(base, s.g));
                     if let Some(rm) = sub.subtract(base, Some((i, s.l))) {
-                        join(&mut self.x, queue, s.g, base, Some((i, s.l)), &rm);
+                        let mv = Move {
+                            g,
+                            from_e: true,
+                            who: Who::One {
+                                t: i as u32,
+                                l,
+                                trans: s.trans,
+                            },
+                        };
+                        let into = (&mut self.x, &mut self.parents, &mut *queue);
+                        join(into, s.g, base, Some((i, s.l)), &rm, mv);
                     }
                 }
             }
@@ -481,8 +533,9 @@ struct Posted {
     /// Per thread i: the stores g' ≠ g without exceptions that i's steps
     /// from `base` reach. Their contribution is base[i := {l'}] itself.
     plain: Vec<FxHashSet<u32>>,
-    /// Per thread i: the steps' targets (g', l') where E(g') is not empty.
-    excepted: Vec<FxHashSet<(u32, u32)>>,
+    /// Per thread i: the steps' targets (g', l') where E(g') is not empty,
+    /// each with the first (l, transition) that reached it.
+    excepted: Vec<FxHashMap<(u32, u32), (u32, u32)>>,
 }
 
 impl Posted {
@@ -491,81 +544,8 @@ impl Posted {
         Posted {
             base: like.iter().map(BitSet::cleared).collect(),
             plain: vec![FxHashSet::default(); like.len()],
-            excepted: vec![FxHashSet::default(); like.len()],
+            excepted: vec![FxHashMap::default(); like.len()],
         }
-    }
-}
-
-/// X(g)_i ⊔= {l}, where X(g) exists; re-queues g when it grew.
-fn join_local(x: &mut FxHashMap<u32, Product>, queue: &mut Worklist, g: u32, i: usize, l: u32) {
-    if let Some(target) = x.get_mut(&g)
-        && target[i].insert(l)
-    {
-        queue.push(g);
-    }
-}
-
-/// X(g)_j ⊔= base_j for every j ≠ i, where X(g) exists; re-queues g when
-/// it grew.
-fn join_others(
-    x: &mut FxHashMap<u32, Product>,
-    queue: &mut Worklist,
-    g: u32,
-    base: &Product,
-    i: usize,
-) {
-    let Some(target) = x.get_mut(&g) else { return };
-    let mut grew = false;
-    for (j, (t, b)) in target.iter_mut().zip(base).enumerate() {
-        if j != i {
-            grew |= t.union_with(b);
-        }
-    }
-    if grew {
-        queue.push(g);
-    }
-}
-
-/// X(g) ⊔= (base with component i := {l}) minus the removals; re-queues g
-/// when it grew. Nothing is joined when a component would become empty.
-fn join(
-    x: &mut FxHashMap<u32, Product>,
-    queue: &mut Worklist,
-    g: u32,
-    base: &Product,
-    replace: Option<(usize, u32)>,
-    removals: &Removals,
-) {
-    let mut changed_comps: Vec<(usize, BitSet)> = Vec::new();
-    if let Some((i, l)) = replace {
-        changed_comps.push((i, base[i].singleton_like(l)));
-    }
-    for (k, set) in removals {
-        let pos = match changed_comps.iter().position(|(j, _)| j == k) {
-            Some(p) => p,
-            None => {
-                changed_comps.push((*k, base[*k].clone()));
-                changed_comps.len() - 1
-            }
-        };
-        changed_comps[pos].1.difference_with(set);
-    }
-    if changed_comps.iter().any(|(_, c)| c.is_empty()) {
-        return;
-    }
-    let n = base.len();
-    let target = x
-        .entry(g)
-        .or_insert_with(|| base.iter().map(|b| b.cleared()).collect());
-    let mut grew = false;
-    for j in 0..n {
-        match changed_comps.iter().find(|(k, _)| *k == j) {
-            Some((_, c)) => grew |= target[j].union_with(c),
-            None => grew |= target[j].union_with(&base[j]),
-        }
-    }
-    if grew {
-        queue.push(g);
     }
 }
 

@@ -74,6 +74,22 @@ impl BitSet {
         }
         changed
     }
+    /// As `union_with`, calling `added` on each element new in `self`.
+    pub(crate) fn union_with_new(&mut self, other: &BitSet, mut added: impl FnMut(u32)) -> bool {
+        let mut changed = false;
+        for (w, (a, b)) in self.0.iter_mut().zip(other.0.iter()).enumerate() {
+            let mut new = b & !*a;
+            if new != 0 {
+                changed = true;
+                *a |= new;
+                while new != 0 {
+                    added(w as u32 * 64 + new.trailing_zeros());
+                    new &= new - 1;
+                }
+            }
+        }
+        changed
+    }
     pub(crate) fn intersect_with(&mut self, other: &BitSet) {
         for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
             *a &= b;

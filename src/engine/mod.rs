@@ -6,6 +6,7 @@ pub(crate) mod cartesian;
 mod concrete;
 pub(crate) mod error;
 pub(crate) mod exceptions;
+pub(crate) mod next;
 pub(crate) mod progress;
 pub(crate) mod refine;
 mod rendezvous;
@@ -25,7 +26,7 @@ pub use verdict::{Mode, Verdict};
 
 use crate::program::Program;
 use crate::property::Decider;
-use result::{Outcome, RunReport, Trace, Witness};
+use result::{Limit, NextStep, Outcome, RunReport, Witness};
 use std::time::{Duration, Instant};
 
 /// The implicit property every run checks: no run-time model error
@@ -85,6 +86,10 @@ pub(crate) struct Budget {
     timeout: Option<Duration>,
     /// When `exceeded_now` last read the resident memory (a file read).
     last_memory_read: std::cell::Cell<Option<Instant>>,
+    /// The budget that ran out, once one has: what the next step raises.
+    hit: std::cell::Cell<Option<Limit>>,
+    /// The progress line (on a terminal), which shows these budgets.
+    progress: std::cell::RefCell<progress::Progress>,
 }
 
 /// `exceeded_now` reads the resident memory at most this often.
@@ -92,18 +97,57 @@ const MEMORY_READ_INTERVAL: Duration = Duration::from_millis(20);
 
 impl Budget {
     pub(crate) fn new(opts: &CheckOptions) -> Budget {
+        // By default, stop at 80% of physical memory rather than be killed.
+        let max_memory_kib = opts
+            .max_memory_bytes
+            .map(|b| b / 1024)
+            .or_else(|| crate::sys::physical_memory_kib().map(|m| m / 5 * 4));
+        // A timeout too large to add to the clock is no deadline.
+        let deadline = opts.timeout.and_then(|t| Instant::now().checked_add(t));
+        let limits = progress::Limits {
+            timeout: opts.timeout.filter(|_| deadline.is_some()),
+            count: opts.max_states.map(|m| m as u64),
+            memory_kib: max_memory_kib,
+        };
         Budget {
             max_states: opts.max_states,
-            // By default, stop at 80% of physical memory rather than be killed.
-            max_memory_kib: opts
-                .max_memory_bytes
-                .map(|b| b / 1024)
-                .or_else(|| crate::sys::physical_memory_kib().map(|m| m / 5 * 4)),
-            // A timeout too large to add to the clock is no deadline.
-            deadline: opts.timeout.and_then(|t| Instant::now().checked_add(t)),
+            max_memory_kib,
+            deadline,
             timeout: opts.timeout,
             last_memory_read: std::cell::Cell::new(None),
+            hit: std::cell::Cell::new(None),
+            progress: std::cell::RefCell::new(progress::Progress::new(limits)),
         }
+    }
+
+    /// Shows how far the run is on the progress line (rate-limited there;
+    /// `count` is what the engine's state budget counts).
+    pub(crate) fn progress(
+        &self,
+        count: usize,
+        unit: &'static str,
+        queue: usize,
+        depth: Option<usize>,
+    ) {
+        if let Ok(mut p) = self.progress.try_borrow_mut() {
+            p.update(&progress::Snapshot {
+                count: count as u64,
+                unit,
+                queue,
+                depth,
+            });
+        }
+    }
+
+    /// The budget that ran out, if one has (the last one reported).
+    pub(crate) fn hit(&self) -> Option<Limit> {
+        self.hit.get()
+    }
+
+    /// Records `limit` as the one that ran out and returns `message`.
+    fn ran_out(&self, limit: Limit, message: String) -> Option<String> {
+        self.hit.set(Some(limit));
+        Some(message)
     }
 
     /// `Some(reason)` once a budget is exhausted. Time and memory are
@@ -117,7 +161,10 @@ impl Budget {
     /// the most states the caller's store can hold.
     pub(crate) fn exceeded_now(&self, states: usize, capacity: usize) -> Option<String> {
         if states >= capacity {
-            return Some(format!("the state store is full ({capacity} states)"));
+            return self.ran_out(
+                Limit::Store(capacity),
+                format!("the state store is full ({capacity} states)"),
+            );
         }
         let now = Instant::now();
         let due = self
@@ -133,9 +180,10 @@ impl Budget {
 
     fn out_of_time(&self) -> Option<String> {
         match (self.deadline, self.timeout) {
-            (Some(d), Some(t)) if Instant::now() >= d => {
-                Some(format!("time budget of {:.1} s exhausted", t.as_secs_f64()))
-            }
+            (Some(d), Some(t)) if Instant::now() >= d => self.ran_out(
+                Limit::Time(t),
+                format!("time budget of {:.1} s exhausted", t.as_secs_f64()),
+            ),
             _ => None,
         }
     }
@@ -144,7 +192,10 @@ impl Budget {
         if let Some(m) = self.max_states
             && states >= m
         {
-            return Some(format!("state budget of {m} states exhausted"));
+            return self.ran_out(
+                Limit::States(m),
+                format!("state budget of {m} states exhausted"),
+            );
         }
         if sample {
             if let Some(why) = self.out_of_time() {
@@ -153,10 +204,10 @@ impl Budget {
             if let (Some(m), Some(cur)) = (self.max_memory_kib, crate::sys::current_memory_kib())
                 && cur >= m
             {
-                return Some(format!(
-                    "memory budget of {:.0} MiB exhausted",
-                    m as f64 / 1024.0
-                ));
+                return self.ran_out(
+                    Limit::Memory(m * 1024),
+                    format!("memory budget of {:.0} MiB exhausted", m as f64 / 1024.0),
+                );
             }
         }
         None
@@ -193,46 +244,30 @@ pub(crate) fn selected_properties(prog: &Program, names: &[String]) -> Vec<usize
         .collect()
 }
 
-pub(crate) fn model_error_outcome(
-    verdict: Verdict,
-    reason: String,
-    trace: Option<Trace>,
-    witness: Option<Witness>,
-) -> Outcome {
-    Outcome {
-        property: MODEL_ERRORS.into(),
-        verdict,
-        reason,
-        trace,
-        witness,
-    }
-}
-
 /// The `model-errors` outcome of an abstract mode: an alarm with the
-/// abstract state where a step fails, or proved, or unknown when a budget
-/// stopped the fixpoint.
+/// abstract state where a step fails (and `alarm`, what to do about it), or
+/// proved, or unknown when the fixpoint stopped early (and `stopped`, what
+/// to do about that).
 pub(crate) fn abstract_model_error_outcome(
-    stopped: bool,
+    stopped: Option<NextStep>,
     error: Option<(&str, Witness)>,
+    alarm: NextStep,
 ) -> Outcome {
-    match error {
-        Some((msg, w)) => model_error_outcome(
-            Verdict::Unknown,
+    match (error, stopped) {
+        (Some((msg, w)), _) => Outcome::unknown(
+            MODEL_ERRORS,
             format!("alarm: a run-time error is possible in the over-approximation: {msg}"),
-            None,
-            Some(w),
+            alarm,
+        )
+        .with_witness(Some(w)),
+        (None, Some(next)) => Outcome::unknown(
+            MODEL_ERRORS,
+            "not fully checked: a budget stopped the computation",
+            next,
         ),
-        None if stopped => model_error_outcome(
-            Verdict::Unknown,
-            "not fully checked: a budget stopped the computation".into(),
-            None,
-            None,
-        ),
-        None => model_error_outcome(
-            Verdict::Safe,
-            "proved: no run-time error in the over-approximation".into(),
-            None,
-            None,
+        (None, None) => Outcome::safe(
+            MODEL_ERRORS,
+            "proved: no run-time error in the over-approximation",
         ),
     }
 }
@@ -270,18 +305,20 @@ pub(crate) fn check(
             mode.name()
         )));
     }
-    match mode {
+    let report = match mode {
         Mode::Standard => standard::run(prog, opts),
         Mode::ThreadModular => thread_modular::run(prog, opts),
         Mode::CartesianExc => cartesian::run(prog, opts),
         Mode::Refine => refine::run(prog, opts),
-    }
+    }?;
+    next::every_unknown_has_one(report)
 }
 
-/// Checks that every name is a property of the model.
+/// Checks that every name is a property of the model. `model-errors`, always
+/// checked, may be named too: named alone, it is checked on its own.
 pub(crate) fn check_property_names(prog: &Program, names: &[String]) -> Result<(), CheckError> {
     for name in names {
-        if !prog.properties.iter().any(|p| p.name == *name) {
+        if name != MODEL_ERRORS && !prog.properties.iter().any(|p| p.name == *name) {
             let known: Vec<&str> = prog.properties.iter().map(|p| p.name.as_str()).collect();
             return Err(CheckError::UnknownProperty {
                 name: name.clone(),

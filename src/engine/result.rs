@@ -46,7 +46,12 @@ impl RunReport {
     }
 }
 
-/// The answer for one property.
+/// The answer for one property. Built only by [`Outcome::safe`],
+/// [`Outcome::violated`] and [`Outcome::unknown`], so that every `unknown`
+/// carries a next step.
+// The private field is the point: `#[non_exhaustive]` would keep struct
+// literals out of other crates only, this keeps them out of the engines too.
+#[allow(clippy::manual_non_exhaustive)]
 #[derive(Clone, Debug)]
 pub struct Outcome {
     /// The property's name (`model-errors` for the implicit one).
@@ -59,6 +64,133 @@ pub struct Outcome {
     pub trace: Option<Trace>,
     /// An abstract witness (abstract modes, verdict unknown).
     pub witness: Option<Witness>,
+    /// What to try next: present exactly when the verdict is unknown.
+    pub next_step: Option<NextStep>,
+    /// Keeps struct literals out, so the constructors are the only way in.
+    _sealed: (),
+}
+
+impl Outcome {
+    /// A proved property.
+    pub(crate) fn safe(property: impl Into<String>, reason: impl Into<String>) -> Outcome {
+        Outcome::new(property.into(), Verdict::Safe, reason.into(), None)
+    }
+
+    /// A violated property, with its counterexample.
+    pub(crate) fn violated(
+        property: impl Into<String>,
+        reason: impl Into<String>,
+        trace: Trace,
+    ) -> Outcome {
+        let mut o = Outcome::new(property.into(), Verdict::Unsafe, reason.into(), None);
+        o.trace = Some(trace);
+        o
+    }
+
+    /// An undecided property and what the user can do about it. The one way
+    /// to build an `unknown` outcome: the next step is not optional.
+    pub(crate) fn unknown(
+        property: impl Into<String>,
+        reason: impl Into<String>,
+        next_step: NextStep,
+    ) -> Outcome {
+        Outcome::new(
+            property.into(),
+            Verdict::Unknown,
+            reason.into(),
+            Some(next_step),
+        )
+    }
+
+    /// The same outcome with an abstract witness.
+    pub(crate) fn with_witness(mut self, witness: Option<Witness>) -> Outcome {
+        self.witness = witness;
+        self
+    }
+
+    fn new(property: String, verdict: Verdict, reason: String, next: Option<NextStep>) -> Outcome {
+        Outcome {
+            property,
+            verdict,
+            reason,
+            trace: None,
+            witness: None,
+            next_step: next,
+            _sealed: (),
+        }
+    }
+}
+
+/// What to do after an `unknown`: one or more suggestions, the best fit
+/// first; never empty. The engines choose them as data; `report` words them
+/// with the command line's flags (docs/output.md).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NextStep {
+    suggestions: Vec<Suggestion>,
+}
+
+impl NextStep {
+    /// A next step of one suggestion.
+    pub(crate) fn new(first: Suggestion) -> NextStep {
+        NextStep {
+            suggestions: vec![first],
+        }
+    }
+
+    /// The same step with `s` as a further alternative (ignored if there).
+    pub(crate) fn or(mut self, s: Suggestion) -> NextStep {
+        if !self.suggestions.contains(&s) {
+            self.suggestions.push(s);
+        }
+        self
+    }
+
+    /// The suggestions, best fit first (at least one).
+    pub fn suggestions(&self) -> &[Suggestion] {
+        &self.suggestions
+    }
+}
+
+/// One thing to try after an `unknown`.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Suggestion {
+    /// Run this mode instead (`refine` to refine an abstract alarm
+    /// automatically, `standard` to search concretely).
+    Mode(Mode),
+    /// Run `refine` with this strategy.
+    Refinement(crate::engine::Refinement),
+    /// Run again with more of the budget that ran out.
+    Raise(Limit),
+    /// Reduce the interchangeable threads by symmetry (`standard`); the
+    /// number of threads that are interchangeable.
+    Symmetry {
+        /// Threads in the blocks of interchangeable instances.
+        threads: usize,
+    },
+    /// Give cartesian-exc an exception set: the model has none.
+    Exceptions,
+    /// Check this property on its own.
+    Alone(String),
+    /// An internal error of weft: report the model.
+    Report,
+}
+
+/// A budget that stopped a run, with its size.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Limit {
+    /// The time budget (`CheckOptions::timeout`).
+    Time(Duration),
+    /// The memory budget in bytes (`CheckOptions::max_memory_bytes`, or
+    /// its default of 80% of physical memory).
+    Memory(u64),
+    /// The state budget (`CheckOptions::max_states`).
+    States(usize),
+    /// The capacity of standard's state store (not a user's budget).
+    Store(usize),
+    /// The depth bound (`CheckOptions::max_depth`): the depth reached.
+    Depth(usize),
 }
 
 /// A concrete run from an initial state to an error state.
@@ -117,8 +249,8 @@ pub struct WitnessThread {
     pub thread: String,
     /// Its local store in the abstract error state.
     pub local: Store,
-    /// How the abstraction derived it (thread-modular only; empty otherwise),
-    /// from the initial state forward.
+    /// How the abstraction derived it (thread-modular and cartesian-exc;
+    /// empty otherwise), from the initial state forward.
     pub derivation: Vec<Derivation>,
 }
 
@@ -134,7 +266,8 @@ pub struct Derivation {
     pub local: Store,
 }
 
-/// The rule that derived a fact of R (Flanagan–Qadeer's rules).
+/// The rule that derived a fact of R (Flanagan–Qadeer's rules), or an
+/// element of cartesian-exc's fixpoint (the same three, and E).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Derived {
@@ -144,6 +277,9 @@ pub enum Derived {
     Step(String),
     /// An environment step: another thread's guarantee, by that instance.
     Env(String),
+    /// A state of the exception set E, which cartesian-exc takes as
+    /// reachable (the derivation starts there).
+    Exception,
 }
 
 /// The abstract fixpoint an abstract mode computed (the inductive invariant

@@ -12,9 +12,10 @@
 //! model and options give the same runs on every platform and version.
 
 use super::concrete::{self, Move};
+use super::result::{NextStep, Suggestion};
 use super::result::{Outcome, SimulationReport, Stats, StuckState, Trace};
 use super::trace::{StateIds, StepIds};
-use super::{CheckError, Verdict, check_property_names, model_error_outcome, selected_properties};
+use super::{CheckError, MODEL_ERRORS, Mode, check_property_names, selected_properties};
 use crate::program::{Explorer, Program};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{Rng, SeedableRng};
@@ -199,11 +200,13 @@ fn outcomes(
         failure,
     }) = found
     else {
+        // Only an exhaustive search decides.
+        let search = || NextStep::new(Suggestion::Mode(Mode::Standard));
         let mut out: Vec<Outcome> = props
             .iter()
-            .map(|&p| unknown(&prog.properties[p].name, nothing.clone()))
+            .map(|&p| Outcome::unknown(&prog.properties[p].name, nothing.clone(), search()))
             .collect();
-        out.push(model_error_outcome(Verdict::Unknown, nothing, None, None));
+        out.push(Outcome::unknown(MODEL_ERRORS, nothing, search()));
         return out;
     };
     let trace = trace_of(exp, &initial, &path);
@@ -214,15 +217,13 @@ fn outcomes(
         .map(|&p| {
             let name = &prog.properties[p].name;
             if violated.contains(&p) {
-                Outcome {
-                    property: name.clone(),
-                    verdict: Verdict::Unsafe,
-                    reason: format!("an error state is reached {at}"),
-                    trace: Some(trace.clone()),
-                    witness: None,
-                }
+                Outcome::violated(
+                    name,
+                    format!("an error state is reached {at}"),
+                    trace.clone(),
+                )
             } else {
-                unknown(name, stopped.clone())
+                Outcome::unknown(name, stopped.clone(), alone(name))
             }
         })
         .collect();
@@ -230,26 +231,21 @@ fn outcomes(
         Some(msg) => {
             let mut trace = trace;
             trace.failure = Some(msg.clone());
-            model_error_outcome(
-                Verdict::Unsafe,
+            Outcome::violated(
+                MODEL_ERRORS,
                 format!("a run-time error is reached {at}: {msg}"),
-                Some(trace),
-                None,
+                trace,
             )
         }
-        None => model_error_outcome(Verdict::Unknown, stopped, None, None),
+        None => Outcome::unknown(MODEL_ERRORS, stopped, alone(MODEL_ERRORS)),
     });
     out
 }
 
-fn unknown(property: &str, reason: String) -> Outcome {
-    Outcome {
-        property: property.to_string(),
-        verdict: Verdict::Unknown,
-        reason,
-        trace: None,
-        witness: None,
-    }
+/// A property the simulation stopped before checking further: simulate it
+/// on its own.
+fn alone(property: &str) -> NextStep {
+    NextStep::new(Suggestion::Alone(property.to_string()))
 }
 
 /// The trace of a run: its initial state and moves.

@@ -14,13 +14,11 @@
 //! same for every number of jobs.
 
 use super::CheckError;
-use super::progress::Progress;
-use super::result::{Outcome, RunReport, Stats, Trace};
+use super::result::{Limit, Outcome, RunReport, Stats, Suggestion, Trace};
 use super::store::{Level, Parent, ROOT, StateId, StateStore, fits_parent};
 use super::symmetry::Symmetry;
 use super::trace::{StateIds, StepIds};
-use super::{Budget, CheckOptions, model_error_outcome, selected_properties};
-use crate::engine::Verdict;
+use super::{Budget, CheckOptions, MODEL_ERRORS, Mode, next, selected_properties};
 #[cfg(test)]
 use crate::program::Val;
 use crate::program::{Explorer, Program, Succs};
@@ -590,7 +588,6 @@ impl<'p> Search<'p> {
             stopped_early: false,
             cut: None,
         };
-        let mut progress = Progress::new();
         let counting = self.scratch.first().is_some_and(|w| {
             w.lock()
                 .unwrap_or_else(|e| e.into_inner())
@@ -600,6 +597,8 @@ impl<'p> Search<'p> {
         let mut done = vec![false; props.len()];
         let mut level = self.visited.take_level();
         let mut depth = 0;
+        // States expanded before the current level (for the queue shown).
+        let mut before = self.visited.len() - level.len();
         'search: while !level.is_empty() {
             f.depth = depth;
             let mut batch = Batch::new(props.len());
@@ -619,7 +618,9 @@ impl<'p> Search<'p> {
                 batch = batch.merge(part, &level);
                 start = end;
                 let states = self.visited.len();
-                progress.update(states, depth);
+                // The frontier: the rest of this level and the next one.
+                let queue = states.saturating_sub(before + end);
+                budget.progress(states, "states", queue, Some(depth));
                 if let Some(why) = budget.exceeded_now(states, self.visited.capacity()) {
                     f.budget_hit = Some(why);
                     f.note_batch(&batch, counting);
@@ -646,6 +647,7 @@ impl<'p> Search<'p> {
                 f.budget_hit = Some(why);
                 break;
             }
+            before += level.len();
             level = self.visited.take_level();
             // Level `depth` was checked and expanded (its model errors are
             // found while expanding); deeper states are stored, unchecked.
@@ -697,16 +699,22 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
     };
     let mut s = Search::new(prog, sym, &props, opts.jobs)?;
     s.max_depth = opts.max_depth;
-    let f = s.bfs(&props, &Budget::new(opts));
+    let budget = Budget::new(opts);
+    let f = s.bfs(&props, &budget);
     // With --max-depth, the states found beyond the bound are not explored.
     let explored = f.cut.unwrap_or_else(|| s.visited.len());
     let depth = f.depth;
+    // What to do when a budget stopped the search.
+    let next = || next::standard_budget(prog, opts, budget.hit());
+    // What to do when --max-depth cut the search: search deeper, or prove
+    // abstractly.
+    let deeper = || next::stopped(Some(Limit::Depth(depth)), &[Suggestion::Mode(Mode::Refine)]);
     let mut outcomes: Vec<Outcome> = props
         .iter()
         .zip(&f.violations)
         .map(|(&p, v)| {
             let property = prog.properties[p].name.clone();
-            let (verdict, reason, trace) = match (v, &f.budget_hit) {
+            match (v, &f.budget_hit) {
                 (Some(id), _) => {
                     let trace = s.trace(*id);
                     let what = if prog.properties[p].only_in_deadlocks {
@@ -714,36 +722,25 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
                     } else {
                         "an error state"
                     };
-                    (
-                        Verdict::Unsafe,
-                        format!("{what} is reachable in {} steps", trace.steps.len()),
-                        Some(trace),
-                    )
+                    let reason = format!("{what} is reachable in {} steps", trace.steps.len());
+                    Outcome::violated(property, reason, trace)
                 }
-                (None, Some(why)) => (
-                    Verdict::Unknown,
+                (None, Some(why)) => Outcome::unknown(
+                    property,
                     format!(
                         "{why}; no error among the {explored} states explored (to depth {depth})"
                     ),
-                    None,
+                    next(),
                 ),
-                (None, None) if f.cut.is_some() => (
-                    Verdict::Unknown,
+                (None, None) if f.cut.is_some() => Outcome::unknown(
+                    property,
                     format!("no error within depth {depth} ({explored} states explored)"),
-                    None,
+                    deeper(),
                 ),
-                (None, None) => (
-                    Verdict::Safe,
+                (None, None) => Outcome::safe(
+                    property,
                     format!("no error state among all {explored} reachable states"),
-                    None,
                 ),
-            };
-            Outcome {
-                property,
-                verdict,
-                reason,
-                trace,
-                witness: None,
             }
         })
         .collect();
@@ -751,36 +748,30 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
         Some((id, msg)) => {
             let mut trace = s.trace(id);
             trace.failure = Some(msg.clone());
-            model_error_outcome(
-                Verdict::Unsafe,
+            Outcome::violated(
+                MODEL_ERRORS,
                 format!("a run-time error is reachable: {msg}"),
-                Some(trace),
-                None,
+                trace,
             )
         }
-        None if f.budget_hit.is_some() => model_error_outcome(
-            Verdict::Unknown,
-            "no run-time error among the states explored before the budget ran out".into(),
-            None,
-            None,
+        None if f.budget_hit.is_some() => Outcome::unknown(
+            MODEL_ERRORS,
+            "no run-time error among the states explored before the budget ran out",
+            next(),
         ),
-        None if f.cut.is_some() => model_error_outcome(
-            Verdict::Unknown,
+        None if f.cut.is_some() => Outcome::unknown(
+            MODEL_ERRORS,
             format!("no run-time error within depth {depth} ({explored} states explored)"),
-            None,
-            None,
+            deeper(),
         ),
-        None if f.stopped_early => model_error_outcome(
-            Verdict::Unknown,
-            "not fully checked: the search stopped at the first property violations".into(),
-            None,
-            None,
+        None if f.stopped_early => Outcome::unknown(
+            MODEL_ERRORS,
+            "not fully checked: the search stopped at the first property violations",
+            next::model_errors_alone(),
         ),
-        None => model_error_outcome(
-            Verdict::Safe,
-            "no run-time error (division by zero, index or range violation) is reachable".into(),
-            None,
-            None,
+        None => Outcome::safe(
+            MODEL_ERRORS,
+            "no run-time error (division by zero, index or range violation) is reachable",
         ),
     });
     let mut stats = Stats::default();

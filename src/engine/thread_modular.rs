@@ -20,8 +20,8 @@ use super::abstract_report::{self, AbstractFixpoint, Decide, Found};
 use super::error::CheckError;
 use super::rendezvous::Offered;
 use super::result::{
-    Derivation, Derived, GuaranteeEdge, Invariant, InvariantForm, ReachFact, RunReport, Stats,
-    ThreadSummary, Witness, WitnessThread,
+    Derivation, Derived, GuaranteeEdge, Invariant, InvariantForm, Limit, ReachFact, RunReport,
+    Stats, ThreadSummary, Witness, WitnessThread,
 };
 use super::{Budget, CheckOptions, Mode};
 #[cfg(test)]
@@ -75,6 +75,8 @@ pub(crate) struct ThreadModular<'p> {
     pub(crate) rule_applications: u64,
     /// Set when a budget stopped the computation (R and G are partial).
     pub(crate) stopped: Option<String>,
+    /// The budget that stopped it.
+    limit: Option<Limit>,
 }
 
 impl<'p> ThreadModular<'p> {
@@ -101,6 +103,7 @@ impl<'p> ThreadModular<'p> {
             model_error: None,
             rule_applications: 0,
             stopped: None,
+            limit: None,
         };
         // (AG INIT): every thread's projection of the initial states.
         for t in 0..n {
@@ -109,8 +112,10 @@ impl<'p> ThreadModular<'p> {
             }
         }
         while let Some((t, g, l)) = tm.worklist.pop_front() {
+            budget.progress(tm.reach_count, "thread states", tm.worklist.len(), None);
             if let Some(why) = budget.exceeded(tm.reach_count) {
                 tm.stopped = Some(why);
+                tm.limit = budget.hit();
                 break;
             }
             tm.process(t as usize, g, l);
@@ -431,6 +436,10 @@ impl<'p> AbstractFixpoint<'p> for ThreadModular<'p> {
 
     fn stopped(&self) -> Option<&str> {
         self.stopped.as_deref()
+    }
+
+    fn limit(&self) -> Option<Limit> {
+        self.limit
     }
 
     fn witness(&self, g: u32, choice: &[u32]) -> Witness {

@@ -1,5 +1,7 @@
-//! JSON Lines: one object per property (docs/output.md).
+//! JSON Lines: one object per property, then one summary of the run
+//! (docs/output.md).
 
+use crate::engine::Verdict;
 use crate::engine::result::{
     Derivation, Derived, Invariant, InvariantForm, Outcome, RunReport, Stats, Store, Trace, Witness,
 };
@@ -20,11 +22,14 @@ pub(super) fn run(r: &RunReport) -> String {
         out.push_str(&Value::Object(m).to_string());
         out.push('\n');
     }
+    out.push_str(&summary(r, stats).to_string());
+    out.push('\n');
     out
 }
 
 /// The fields of one property's line that every command shares: model,
-/// mode, property, verdict, reason, stats and the trace (`null` if none).
+/// mode, property, verdict, reason, stats, the trace (`null` if none) and
+/// the next step (`null` unless the verdict is unknown).
 pub(super) fn outcome_line(
     model: &str,
     mode: &str,
@@ -44,6 +49,12 @@ pub(super) fn outcome_line(
             m.insert("trace".into(), Value::Null);
         }
     }
+    m.insert(
+        "next_step".into(),
+        o.next_step
+            .as_ref()
+            .map_or(Value::Null, |n| Value::String(super::next::sentence(n))),
+    );
     m
 }
 
@@ -56,6 +67,26 @@ pub(super) fn stats_object(stats: &Stats) -> Value {
             .map(|(k, v)| (k.to_string(), v.clone()))
             .collect::<Map<_, _>>(),
     )
+}
+
+/// The last line: the run's verdict (the worst, as the exit code says),
+/// how many properties got each verdict, and the statistics, so that a
+/// script needs not combine the lines.
+fn summary(r: &RunReport, stats: Value) -> Value {
+    let count = |v: Verdict| r.outcomes.iter().filter(|o| o.verdict == v).count();
+    json!({
+        "summary": {
+            "model": r.model,
+            "mode": r.mode.name(),
+            "properties": r.outcomes.len(),
+            "safe": count(Verdict::Safe),
+            "unsafe": count(Verdict::Unsafe),
+            "unknown": count(Verdict::Unknown),
+            "exit_code": r.verdict().exit_code(),
+            "stats": stats,
+        },
+        "verdict": r.verdict().name(),
+    })
 }
 
 pub(super) fn obj(store: &Store) -> Value {
@@ -101,7 +132,7 @@ fn witness(w: &Witness) -> Value {
         "globals": obj(&w.globals),
         "threads": w.threads.iter().map(|t| json!({
             "thread": t.thread,
-            "local": super::show_local(&t.local),
+            "locals": obj(&t.local),
             "derivation": t.derivation.iter().map(derivation_line).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
     })
@@ -118,6 +149,7 @@ pub(super) fn derivation_line(d: &Derivation) -> String {
         Derived::Init => format!("init {here}"),
         Derived::Step(label) => format!("step \"{label}\" -> {here}"),
         Derived::Env(by) => format!("env step of {by} -> {here}"),
+        Derived::Exception => format!("in the exception set {here}"),
     }
 }
 

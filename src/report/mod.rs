@@ -7,6 +7,7 @@
 pub(crate) mod compact;
 mod exceptions;
 mod json;
+mod next;
 mod replay;
 mod simulate;
 mod text;
@@ -53,4 +54,11 @@ fn show_local(store: &Store) -> String {
     }
     let vars: Vec<String> = store[1..].iter().map(|(k, v)| format!("{k}={v}")).collect();
     format!("{loc}({})", vars.join(","))
+}
+
+/// Seconds as people write them: `20`, `1.5`, `0.25` (at most three
+/// decimals, no trailing zeros).
+fn format_seconds(s: f64) -> String {
+    let text = format!("{s:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }

@@ -18,6 +18,9 @@ impl SimulationReport {
         );
         for o in &self.outcomes {
             out.push_str(&text::outcome(o));
+            if let Some(n) = &o.next_step {
+                out.push_str(&format!("    next: {n}\n"));
+            }
         }
         if let Some(runs) = self.stats.count("stuck_runs").filter(|&n| n > 0) {
             out.push_str(&format!(

@@ -17,6 +17,9 @@ pub(super) fn run(r: &RunReport) -> String {
         if let Some(w) = &o.witness {
             out.push_str(&witness(w));
         }
+        if let Some(n) = &o.next_step {
+            out.push_str(&format!("    next: {n}\n"));
+        }
     }
     if let Some(inv) = &r.invariant {
         out.push_str(&invariant(inv));
@@ -49,7 +52,8 @@ pub(super) fn stats(stats: &Stats) -> String {
                 format!("peak memory {:.1} MiB", b as f64 / 1048576.0)
             }
             ("time_s", _) => format!("time {v} s"),
-            _ => format!("{} {v}", k.replace('_', " ")),
+            // A string statistic (a count past 2^64, a note) unquoted.
+            _ => format!("{} {}", k.replace('_', " "), plain(v)),
         })
         .collect();
     format!("  stats: {}\n", stats.join(", "))

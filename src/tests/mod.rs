@@ -5,10 +5,11 @@
 
 mod beem;
 mod cartesian;
-mod common;
+pub(crate) mod common;
 mod control;
 mod deadlock;
 mod depth;
+mod derivations;
 mod differential;
 mod incremental;
 mod promela;

@@ -228,7 +228,7 @@ fn replay_unsafe(prog: &Program, r: &crate::RunReport) {
     let unsafe_lines: Vec<Value> = lines
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .filter(|v| v["verdict"] == "unsafe")
+        .filter(|v| v["verdict"] == "unsafe" && v.get("property").is_some())
         .collect();
     assert!(!unsafe_lines.is_empty());
     for v in &unsafe_lines {

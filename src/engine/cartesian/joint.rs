@@ -5,6 +5,7 @@
 //! product; α_c(P \ E(g')) of it is computed as for a single thread's post
 //! and joined into X(g').
 
+use super::origin::{Move, Who};
 use super::{Cartesian, OUTSIDE_RANGES, Worklist, join};
 use crate::engine::exceptions::{BitSet, Product};
 use crate::engine::rendezvous::{Offered, joint_product};
@@ -14,7 +15,7 @@ impl Cartesian<'_> {
     /// base. With `before` = (the base a previous round posted, which
     /// components grew since), a pair whose two local stores were posted
     /// then is skipped unless a third component grew: its contribution
-    /// depends on those only.
+    /// depends on those only. Without, base is a product of E (post(E)).
     pub(super) fn post_joint(
         &mut self,
         g: u32,
@@ -45,7 +46,20 @@ impl Cartesian<'_> {
             let p: Vec<BitSet> = joint_product(base, &s);
             let sub = self.exceptions.subtraction(&p, s.g);
             if let Some(rm) = sub.subtract(&p, None) {
-                join(&mut self.x, queue, s.g, &p, None, &rm);
+                // A post of E's product when there is no previous round.
+                let mv = Move {
+                    g,
+                    from_e: before.is_none(),
+                    who: Who::pair(&j),
+                };
+                join(
+                    (&mut self.x, &mut self.parents, &mut *queue),
+                    s.g,
+                    &p,
+                    None,
+                    &rm,
+                    mv,
+                );
             }
         }
     }

@@ -7,7 +7,7 @@ use super::Cartesian;
 use crate::engine::Mode;
 use crate::engine::abstract_report::{self, AbstractFixpoint, Decide, Found};
 use crate::engine::exceptions::{BitSet, Product};
-use crate::engine::result::{Invariant, Stats, Witness, WitnessThread};
+use crate::engine::result::{Invariant, Limit, Stats, Witness, WitnessThread};
 use crate::program::{EvalError, Explorer};
 
 impl<'p> AbstractFixpoint<'p> for Cartesian<'p> {
@@ -43,8 +43,17 @@ impl<'p> AbstractFixpoint<'p> for Cartesian<'p> {
         self.stopped.as_deref()
     }
 
+    fn limit(&self) -> Option<Limit> {
+        self.limit
+    }
+
+    /// The error state with each thread's derivation in the fixpoint.
     fn witness(&self, g: u32, choice: &[u32]) -> Witness {
-        abstract_report::plain_witness(&self.exp, g, choice)
+        let mut w = abstract_report::plain_witness(&self.exp, g, choice);
+        for (t, (wt, &l)) in w.threads.iter_mut().zip(choice).enumerate() {
+            wt.derivation = self.derivation(t, g, l);
+        }
+        w
     }
 
     fn alarm_reason(&self, part: &str) -> String {
@@ -70,7 +79,7 @@ impl<'p> AbstractFixpoint<'p> for Cartesian<'p> {
                 threads: vec![WitnessThread {
                     thread: prog.threads[*t].name.clone(),
                     local: prog.template_of(*t).render_local(self.exp.local(*t, *l)),
-                    derivation: Vec::new(),
+                    derivation: self.derivation(*t, *g, *l),
                 }],
             };
             (msg.as_str(), w)

@@ -322,6 +322,7 @@ impl Hybrid {
         let mut alarm_at: Option<u64> = (lazy && !self.alarms.is_empty()).then_some(0);
         let mut scratch = Posted::new(universe);
         while let Some(item) = q.work.pop_front() {
+            budget.progress(self.posts as usize, "posts", q.work.len(), None);
             if let Some(why) = budget.exceeded_now(self.posts as usize, usize::MAX) {
                 self.stopped = Some(why);
                 return;

@@ -30,10 +30,10 @@ use super::cartesian::{Cartesian, abstract_product};
 use super::error::CheckError;
 use super::exceptions::Product;
 use super::result::{
-    AbstractProduct, Invariant, InvariantForm, Outcome, RefinedExceptions, RunReport, Stats, Trace,
-    Witness, WitnessThread,
+    AbstractProduct, Invariant, InvariantForm, Limit, Outcome, RefinedExceptions, RunReport, Stats,
+    Suggestion, Trace, Witness, WitnessThread,
 };
-use super::{Budget, CheckOptions, MODEL_ERRORS, Mode, Refinement, Verdict};
+use super::{Budget, CheckOptions, MODEL_ERRORS, Mode, Refinement, Verdict, next};
 use crate::program::ranges::Ranges;
 use crate::program::{Explorer, Program};
 use crate::property::Decider;
@@ -191,7 +191,7 @@ fn run_exceptions(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
                     let t0 = Instant::now();
                     let found = search::search(&mut exp, &h, goal, &budget);
                     clock.search += t0.elapsed();
-                    decided[k] = Some(real_error(&names[k], found, refinements));
+                    decided[k] = Some(real_error(&names[k], found, refinements, budget.hit()));
                 }
                 Alarm::Spurious {
                     cartesian,
@@ -226,20 +226,19 @@ fn run_exceptions(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
     let why = h.stopped.clone().unwrap_or_else(|| {
         "internal error: refinement found no store to make precise; please report this model".into()
     });
+    // A budget, or (no budget stopped the last round) an internal error.
+    let next = next::refine_stopped(h.stopped.as_ref().and(budget.hit()), Refinement::Exceptions);
     let outcomes = decided
         .into_iter()
         .zip(last_witness)
         .zip(&names)
         .map(|((d, w), name)| {
-            d.unwrap_or_else(|| Outcome {
-                property: name.clone(),
-                verdict: Verdict::Unknown,
-                reason: format!(
-                    "{why} after {refinements} refinements ({} precise global stores); no real error found so far. Next: raise --timeout or --max-memory, or decide it exactly with --mode standard",
+            d.unwrap_or_else(|| {
+                let reason = format!(
+                    "{why} after {refinements} refinements ({} precise global stores); no real error found so far",
                     precise.len()
-                ),
-                trace: None,
-                witness: w,
+                );
+                Outcome::unknown(name, reason, next.clone()).with_witness(w)
             })
         })
         .collect();
@@ -404,13 +403,7 @@ fn proved(name: &str, refinements: u64, h: &Hybrid, precise: usize) -> Outcome {
             h.precise_size()
         )
     };
-    Outcome {
-        property: name.to_string(),
-        verdict: Verdict::Safe,
-        reason,
-        trace: None,
-        witness: None,
-    }
+    Outcome::safe(name, reason)
 }
 
 /// `unsafe` with the trace of a real error, found after `refinements`.
@@ -424,43 +417,27 @@ fn unsafe_outcome(name: &str, trace: Trace, refinements: u64) -> Outcome {
             trace.steps.len()
         ),
     };
-    Outcome {
-        property: name.to_string(),
-        verdict: Verdict::Unsafe,
-        reason,
-        trace: Some(trace),
-        witness: None,
-    }
+    Outcome::violated(name, reason, trace)
 }
 
-fn real_error(name: &str, found: Found, refinements: u64) -> Outcome {
-    let (verdict, reason, trace) = match found {
-        Found::Trace(t) => return unsafe_outcome(name, *t, refinements),
-        Found::Stopped(why) => (
-            Verdict::Unknown,
+/// The outcome of an exact alarm: the trace the concrete search found, or
+/// why it found none (`limit`: the budget that stopped it, if one did).
+fn real_error(name: &str, found: Found, refinements: u64, limit: Option<Limit>) -> Outcome {
+    let standard = [Suggestion::Mode(Mode::Standard)];
+    match found {
+        Found::Trace(t) => unsafe_outcome(name, *t, refinements),
+        Found::Stopped(why) => Outcome::unknown(
+            name,
             format!(
-                "{why} while searching for the trace of an error that the refined abstraction shows reachable; raise the budget, or run --mode standard"
+                "{why} while searching for the trace of an error that the refined abstraction shows reachable"
             ),
-            None,
+            next::stopped(limit, &standard),
         ),
-        Found::Nothing => (
-            Verdict::Unknown,
-            "internal error: an exact alarm whose trace was not found; please report this model"
-                .into(),
-            None,
+        Found::Nothing => Outcome::unknown(
+            name,
+            "internal error: an exact alarm whose trace was not found; please report this model",
+            next::stopped(None, &standard),
         ),
-    };
-    outcome(name, verdict, reason, trace)
-}
-
-/// An outcome without a witness (refine's decided ones).
-fn outcome(name: &str, verdict: Verdict, reason: String, trace: Option<Trace>) -> Outcome {
-    Outcome {
-        property: name.to_string(),
-        verdict,
-        reason,
-        trace,
-        witness: None,
     }
 }
 

@@ -129,6 +129,7 @@ impl ControlFixpoint {
             }
         }
         while let Some((t, g, k, l)) = fx.worklist.pop_front() {
+            budget.progress(fx.size, "thread states", fx.worklist.len(), None);
             if let Some(why) = budget.exceeded(fx.size) {
                 fx.stopped = Some(why);
                 break;

@@ -28,12 +28,12 @@ pub(crate) mod fixpoint;
 pub(crate) mod partition;
 mod path;
 
-use super::{abstract_report, outcome};
+use super::abstract_report;
 use crate::engine::error::CheckError;
 use crate::engine::result::{
     AbstractProduct, Invariant, InvariantForm, Outcome, RunReport, Stats, Trace,
 };
-use crate::engine::{Budget, CheckOptions, MODEL_ERRORS, Mode, Verdict};
+use crate::engine::{Budget, CheckOptions, MODEL_ERRORS, Mode, Refinement, next};
 use crate::program::{Explorer, Program};
 use crate::property::Decider;
 use fixpoint::ControlFixpoint;
@@ -104,13 +104,11 @@ pub(crate) fn run(
                         true => "no error state",
                         false => "no run-time error",
                     };
-                    decided[k] = Some(outcome(
+                    decided[k] = Some(Outcome::safe(
                         &names[k],
-                        Verdict::Safe,
                         format!(
                             "proved after {refinements} refinements: {what} in the invariant (a thread-modular fixpoint where each thread sees the others' locations up to {classes} classes, {scheme})"
                         ),
-                        None,
                     ));
                 }
                 Alarm::Real(trace) => {
@@ -146,19 +144,23 @@ pub(crate) fn run(
         refinements += 1;
     };
     let why = fx.stopped.clone().unwrap_or_default();
+    let strategy = match monotonic {
+        true => Refinement::ControlMonotonic,
+        false => Refinement::Control,
+    };
+    let next = next::refine_stopped(fx.stopped.as_ref().and(budget.hit()), strategy);
     let outcomes = decided
         .into_iter()
         .zip(&names)
         .map(|(d, name)| {
             d.unwrap_or_else(|| {
-                outcome(
+                Outcome::unknown(
                     name,
-                    Verdict::Unknown,
                     format!(
-                        "{why} after {refinements} refinements ({} classes); no real error found so far. Next: raise --timeout or --max-memory, try --refine exceptions, or decide it exactly with --mode standard",
+                        "{why} after {refinements} refinements ({} classes); no real error found so far",
                         part.count()
                     ),
-                    None,
+                    next.clone(),
                 )
             })
         })
