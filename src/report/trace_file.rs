@@ -74,6 +74,8 @@ impl SavedTrace {
                 }
             }
         }
+        // `weft check --format json` ends with a summary line: no trace.
+        values.retain(|(_, v)| v.get("summary").is_none() || v.get("trace").is_some());
         let several = values.len() > 1;
         let at = |line: usize, path: &str| match (several, path.is_empty()) {
             (true, true) => format!("line {line}"),
