@@ -46,8 +46,8 @@ impl RunReport {
     }
 }
 
-/// The answer for one property. Built only by [`Outcome::safe`],
-/// [`Outcome::violated`] and [`Outcome::unknown`], so that every `unknown`
+/// The answer for one property. Built only by `Outcome::safe`,
+/// `Outcome::violated` and `Outcome::unknown`, so that every `unknown`
 /// carries a next step.
 // The private field is the point: `#[non_exhaustive]` would keep struct
 // literals out of other crates only, this keeps them out of the engines too.
