@@ -68,13 +68,24 @@ pub(super) fn formula(templates: &[Template], channels: usize) -> CExpr {
 
 /// A per-thread predicate: the thread is at a location where one of its
 /// template's transitions picked by `which` has a true guard.
+///
+/// Shape: `@U || (@G_1 && (d_1 || …)) || (@G_2 && …)`: U are the locations
+/// (of every template) with an unguarded such transition; per template t,
+/// G_t its locations with guarded ones only and d the disjuncts `@L && (g1
+/// || g2 …)`. A thread tests U, then one mask per template, and the
+/// disjuncts of its own template only.
 fn offers(templates: &[Template], which: impl Fn(&Transition) -> bool) -> CExpr {
-    // Locations with an unguarded transition, in one mask over all
-    // templates; the others one disjunct each: `@L && (g1 || g2 …)`.
+    let mask_of = |ti: usize, locs: &[bool]| -> CExpr {
+        let mut at: Vec<Box<[bool]>> = vec![Box::new([]); templates.len()];
+        at[ti] = locs.into();
+        CExpr::At(at.into())
+    };
     let mut always: Vec<Box<[bool]>> = Vec::with_capacity(templates.len());
-    let mut guarded: Vec<CExpr> = Vec::new();
+    let mut per_template: Vec<CExpr> = Vec::new();
     for (ti, t) in templates.iter().enumerate() {
-        let mut mask = vec![false; t.locations.len()];
+        let mut unguarded = vec![false; t.locations.len()];
+        let mut guarded_at = vec![false; t.locations.len()];
+        let mut disjuncts: Vec<CExpr> = Vec::new();
         for (loc, outgoing) in t.outgoing.iter().enumerate() {
             let mut guards: Vec<CExpr> = Vec::new();
             for &k in outgoing {
@@ -83,23 +94,25 @@ fn offers(templates: &[Template], which: impl Fn(&Transition) -> bool) -> CExpr 
                     continue;
                 }
                 match &tr.guard {
-                    None => mask[loc] = true,
+                    None => unguarded[loc] = true,
                     Some(g) => guards.push(g.clone()),
                 }
             }
-            if mask[loc] {
+            if unguarded[loc] {
                 continue;
             }
             if let Some(g) = guards.into_iter().reduce(or) {
-                let mut at: Vec<Box<[bool]>> = vec![Box::new([]); templates.len()];
                 let mut one = vec![false; t.locations.len()];
                 one[loc] = true;
-                at[ti] = one.into();
-                guarded.push(and(CExpr::At(at.into()), g));
+                guarded_at[loc] = true;
+                disjuncts.push(and(mask_of(ti, &one), g));
             }
         }
-        always.push(if mask.iter().any(|m| *m) {
-            mask.into()
+        if let Some(d) = disjuncts.into_iter().reduce(or) {
+            per_template.push(and(mask_of(ti, &guarded_at), d));
+        }
+        always.push(if unguarded.iter().any(|m| *m) {
+            unguarded.into()
         } else {
             Box::new([])
         });
@@ -110,7 +123,7 @@ fn offers(templates: &[Template], which: impl Fn(&Transition) -> bool) -> CExpr 
         None
     };
     head.into_iter()
-        .chain(guarded)
+        .chain(per_template)
         .reduce(or)
         .unwrap_or(CExpr::Const(0))
 }
