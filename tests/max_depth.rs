@@ -3,28 +3,15 @@
 //! it `unsafe`; a model whose whole state space lies within the bound is
 //! `safe`; other modes refuse the option.
 
-use assert_cmd::Command;
+mod cli;
+
+use cli::{Run, weft};
 use serde_json::Value;
 
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
 fn check(model: &str, extra: &[&str]) -> Run {
-    let out = Command::cargo_bin("weft")
-        .unwrap()
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["check", model, "--format", "json"])
-        .args(extra)
-        .output()
-        .unwrap();
-    Run {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    let mut args = vec!["check", model, "--format", "json"];
+    args.extend(extra);
+    weft(&args)
 }
 
 fn line(r: &Run, property: &str) -> Value {

@@ -8,32 +8,14 @@
 //! own description (p[1] and p[2] both read next_ticket = 0, then both
 //! enter), not taken from weft's output.
 
-use assert_cmd::Command;
+mod cli;
+
+use cli::{Run, weft};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
 const TICKET: &str = "models/bug-ticket-lock.json";
 const WRITE: &str = "write next_ticket (bug: not atomic with the read)";
-
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-fn weft(args: &[&str]) -> Run {
-    let out = Command::cargo_bin("weft")
-        .unwrap()
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .output()
-        .unwrap();
-    Run {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);

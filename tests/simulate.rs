@@ -3,31 +3,13 @@
 //! `weft replay`, it proves nothing on a safe model (exit 0, `unknown`), and
 //! it reports where runs get stuck.
 
-use assert_cmd::Command;
+mod cli;
+
+use cli::{Run, weft};
 use serde_json::Value;
 use std::path::Path;
 
 const TICKET: &str = "models/bug-ticket-lock.json";
-
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-fn weft(args: &[&str]) -> Run {
-    let out = Command::cargo_bin("weft")
-        .unwrap()
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .output()
-        .unwrap();
-    Run {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
 
 fn lines(r: &Run) -> Vec<Value> {
     r.stdout
