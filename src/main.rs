@@ -198,21 +198,32 @@ fn test(
     Ok(if s.failed() == 0 { 0 } else { 1 })
 }
 
-/// `weft replay`: exit 0 when the trace re-executes and ends in its error
-/// state, 1 when it does not.
-fn replay(args: ReplayArgs) -> Result<u8, Failure> {
-    let without_error = args.error.is_none();
+/// The model at `path` with `--param` and `--error`, its warnings on
+/// stderr.
+fn load_warning(
+    path: &Path,
+    params: Vec<(String, i64)>,
+    error: Option<String>,
+) -> Result<Model, Failure> {
     let model = Model::load_with(
-        &args.model,
+        path,
         &LoadOptions {
-            params: args.params,
-            error: args.error,
+            params,
+            error,
             exceptions: None,
         },
     )?;
     for w in model.warnings() {
         eprintln!("warning: {w}");
     }
+    Ok(model)
+}
+
+/// `weft replay`: exit 0 when the trace re-executes and ends in its error
+/// state, 1 when it does not.
+fn replay(args: ReplayArgs) -> Result<u8, Failure> {
+    let without_error = args.error.is_none();
+    let model = load_warning(&args.model, args.params, args.error)?;
     let saved = weft::SavedTrace::load(&args.trace, args.property.as_deref())?;
     let report = model
         .replay(&saved.trace, saved.property.as_deref())
@@ -231,17 +242,7 @@ fn replay(args: ReplayArgs) -> Result<u8, Failure> {
 
 /// `weft simulate`: exit 1 when a run found an error, else 0.
 fn simulate(args: SimulateArgs) -> Result<u8, Failure> {
-    let model = Model::load_with(
-        &args.model,
-        &LoadOptions {
-            params: args.params,
-            error: args.error,
-            exceptions: None,
-        },
-    )?;
-    for w in model.warnings() {
-        eprintln!("warning: {w}");
-    }
+    let model = load_warning(&args.model, args.params, args.error)?;
     // Without --seed, a seed from the clock, small enough to retype.
     let seed = args.seed.unwrap_or_else(|| {
         let now = std::time::SystemTime::now()
