@@ -221,6 +221,12 @@ pub struct CheckArgs {
     /// the bound cut off states (`safe` when every state lies within it).
     #[arg(long, value_name = "N")]
     pub max_depth: Option<u64>,
+    /// Standard only: keep searching after every property is violated (as
+    /// TLC's -continue, SPIN's -c0): every state is checked, model errors
+    /// too, and each violated property reports its count of error states
+    /// beside its shortest trace.
+    #[arg(long = "continue")]
+    pub keep_going: bool,
     /// Worker threads for standard's search (default: one per core). The
     /// verdict, the state count and the trace length do not depend on it.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]

@@ -100,6 +100,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                 max_depth: args
                     .max_depth
                     .map(|d| usize::try_from(d).unwrap_or(usize::MAX)),
+                keep_going: args.keep_going,
             };
             let report = prog
                 .check(mode, &opts)

@@ -58,6 +58,11 @@ pub struct CheckOptions {
     /// initial state (standard only); a property not violated within the
     /// bound is `unknown` when the bound cut off states.
     pub max_depth: Option<usize>,
+    /// `--continue` (standard only): search on after every property is
+    /// violated, as TLC's `-continue` and SPIN's `-c0` do, so every state is
+    /// checked (model errors too) and each violated property's error states
+    /// are counted; the traces stay the shortest ones.
+    pub keep_going: bool,
 }
 
 /// What `--mode refine` refines when an alarm is spurious.
@@ -296,6 +301,12 @@ pub(crate) fn check(
     if opts.symmetry && mode != Mode::Standard {
         return Err(CheckError::Unsupported(format!(
             "--symmetry applies to mode standard only; {} is already polynomial in the number of threads",
+            mode.name()
+        )));
+    }
+    if opts.keep_going && mode != Mode::Standard {
+        return Err(CheckError::Unsupported(format!(
+            "--continue applies to mode standard only; {} has no search to continue",
             mode.name()
         )));
     }

@@ -45,6 +45,9 @@ struct Search<'p> {
     scratch: Vec<Mutex<Scratch>>,
     /// `--max-depth`: the last BFS level expanded.
     max_depth: Option<usize>,
+    /// `--continue`: search on after every property is violated, counting
+    /// the error states.
+    keep_going: bool,
 }
 
 /// A state of the current level that a worker singled out: its index in
@@ -73,6 +76,8 @@ struct Batch {
     deadlocks: u64,
     /// Per property: the least violating state seen.
     violations: Vec<Option<u32>>,
+    /// Per property: the violating states seen.
+    errors: Vec<u64>,
     model_error: Option<Candidate>,
     /// (index in the level, thread) whose successors were not memoised.
     deferred: Vec<(u32, u32)>,
@@ -84,6 +89,7 @@ impl Batch {
             transitions: 0,
             deadlocks: 0,
             violations: vec![None; props],
+            errors: vec![0; props],
             model_error: None,
             deferred: Vec::new(),
         }
@@ -105,6 +111,9 @@ impl Batch {
     fn merge(mut self, other: Batch, level: &Level) -> Batch {
         self.transitions += other.transitions;
         self.deadlocks += other.deadlocks;
+        for (e, o) in self.errors.iter_mut().zip(&other.errors) {
+            *e += o;
+        }
         for (k, v) in other.violations.into_iter().enumerate() {
             self.note_violation(k, v, level);
         }
@@ -131,6 +140,9 @@ fn least<T: Copy, K: Ord>(a: Option<T>, b: Option<T>, key: impl Fn(T) -> K) -> O
 struct Found {
     /// First violating state per checked property.
     violations: Vec<Option<StateId>>,
+    /// Violating states per checked property (all of them with
+    /// `--continue`; otherwise those of the first violating level).
+    errors: Vec<u64>,
     model_error: Option<(StateId, String)>,
     transitions: u64,
     /// Deadlocked states among those explored (`None`: not counted, as no
@@ -148,6 +160,9 @@ impl Found {
     /// Adds what a part of a level found to the totals.
     fn note_batch(&mut self, b: &Batch, counting: bool) {
         self.transitions += b.transitions;
+        for (e, o) in self.errors.iter_mut().zip(&b.errors) {
+            *e += o;
+        }
         if counting {
             *self.deadlocks.get_or_insert(0) += b.deadlocks;
         }
@@ -179,6 +194,8 @@ struct Shared<'a, 'p> {
     props: &'a [usize],
     /// Properties already violated in an earlier level.
     done: &'a [bool],
+    /// `--continue`: check the violated properties too, to count.
+    keep_going: bool,
     /// One scratch per worker thread.
     scratch: &'a [Mutex<Scratch>],
 }
@@ -196,11 +213,14 @@ impl Shared<'_, '_> {
         for (k, &p) in self.props.iter().enumerate() {
             let prop = &prog.properties[p];
             // A deadlock needs a state where no thread moves on its own.
-            if self.done[k] || (prop.only_in_deadlocks && !quiet) {
+            if (self.done[k] && !self.keep_going) || (prop.only_in_deadlocks && !quiet) {
                 continue;
             }
             match w.checkers[k].holds(&prop.error, self.exp, g, locals) {
-                Ok(true) => b.note_violation(k, Some(i as u32), self.level),
+                Ok(true) => {
+                    b.errors[k] += 1;
+                    b.note_violation(k, Some(i as u32), self.level);
+                }
                 Ok(false) => {}
                 Err(_) => self.note(b, i, Finding::PropertyError(k as u32)),
             }
@@ -339,6 +359,7 @@ impl<'p> Search<'p> {
             pool,
             scratch,
             max_depth: None,
+            keep_going: false,
         };
         let mut packed = Vec::new();
         for (g, ls) in s.exp.initial_states() {
@@ -494,6 +515,7 @@ impl<'p> Search<'p> {
             level,
             props,
             done,
+            keep_going: self.keep_going,
             scratch: &self.scratch,
         };
         let more = self.on_workers(deferred.len(), || {
@@ -580,6 +602,7 @@ impl<'p> Search<'p> {
     fn bfs(&mut self, props: &[usize], budget: &Budget) -> Found {
         let mut f = Found {
             violations: vec![None; props.len()],
+            errors: vec![0; props.len()],
             model_error: None,
             transitions: 0,
             deadlocks: None,
@@ -612,6 +635,7 @@ impl<'p> Search<'p> {
                     level: &level,
                     props,
                     done: &done,
+                    keep_going: self.keep_going,
                     scratch: &self.scratch,
                 };
                 let part = self.expand_parallel(&shared, start..end);
@@ -639,7 +663,7 @@ impl<'p> Search<'p> {
                 let msg = self.describe(&level, c, props);
                 f.model_error = Some((level.ids[c.index as usize], msg));
             }
-            if !props.is_empty() && done.iter().all(|d| *d) {
+            if !self.keep_going && !props.is_empty() && done.iter().all(|d| *d) {
                 f.stopped_early = true;
                 break;
             }
@@ -699,6 +723,7 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
     };
     let mut s = Search::new(prog, sym, &props, opts.jobs)?;
     s.max_depth = opts.max_depth;
+    s.keep_going = opts.keep_going;
     let budget = Budget::new(opts);
     let f = s.bfs(&props, &budget);
     // With --max-depth, the states found beyond the bound are not explored.
@@ -712,7 +737,8 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
     let mut outcomes: Vec<Outcome> = props
         .iter()
         .zip(&f.violations)
-        .map(|(&p, v)| {
+        .enumerate()
+        .map(|(k, (&p, v))| {
             let property = prog.properties[p].name.clone();
             match (v, &f.budget_hit) {
                 (Some(id), _) => {
@@ -722,7 +748,15 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
                     } else {
                         "an error state"
                     };
-                    let reason = format!("{what} is reachable in {} steps", trace.steps.len());
+                    let mut reason =
+                        format!("{what} is reachable in {} steps", trace.steps.len());
+                    if opts.keep_going {
+                        let among = match (&f.budget_hit, f.cut) {
+                            (None, None) => format!("all {explored} reachable states"),
+                            _ => format!("the {explored} states explored"),
+                        };
+                        reason += &format!("; {} error states among {among}", f.errors[k]);
+                    }
                     Outcome::violated(property, reason, trace)
                 }
                 (None, Some(why)) => Outcome::unknown(

@@ -12,6 +12,7 @@ mod depth;
 mod derivations;
 mod differential;
 mod incremental;
+mod keep_going;
 mod promela;
 mod ranges;
 mod refine;
