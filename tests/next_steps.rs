@@ -166,6 +166,7 @@ fn every_unknown_of_every_mode_names_a_flag_weft_has() {
                             Suggestion::Symmetry { .. } => "symmetry",
                             Suggestion::Exceptions => "exceptions",
                             Suggestion::Alone(_) => "alone",
+                            Suggestion::Continue => "continue",
                             Suggestion::Report => "report",
                             _ => "other",
                         });
@@ -183,6 +184,7 @@ fn every_unknown_of_every_mode_names_a_flag_weft_has() {
         "symmetry",
         "exceptions",
         "alone",
+        "continue",
     ] {
         assert!(kinds.contains(k), "no next step of kind {k} met: {kinds:?}");
     }
@@ -286,13 +288,17 @@ fn model_errors_not_fully_checked_can_be_checked_alone() {
         b,
         [
             "  model-errors: unknown — not fully checked: the search stopped at the first property violations",
-            "    next: check it alone with `--property model-errors`"
+            "    next: check it alone with `--property model-errors`, or add `--continue` (searches on after the first violations)"
         ]
     );
     // And that works: only model-errors, checked to the end.
     let (code, text) = run(&[&m, "--property", "model-errors"]);
     assert_eq!(code, 0, "{text}");
     assert!(block(&text, "mutex").is_empty(), "{text}");
+    assert!(text.contains("  model-errors: safe — "), "{text}");
+    // So does the other: every property, every state checked.
+    let (code, text) = run(&[&m, "--continue"]);
+    assert_eq!(code, 1, "{text}");
     assert!(text.contains("  model-errors: safe — "), "{text}");
 }
 

@@ -74,9 +74,9 @@ pub(crate) fn standard_budget(
 }
 
 /// `standard` stopped once every other property was violated, before
-/// `model-errors` was fully checked: check it alone.
+/// `model-errors` was fully checked: check it alone, or search on.
 pub(crate) fn model_errors_alone() -> NextStep {
-    NextStep::new(Suggestion::Alone(MODEL_ERRORS.into()))
+    NextStep::new(Suggestion::Alone(MODEL_ERRORS.into())).or(Suggestion::Continue)
 }
 
 /// `refine` stopped by a budget (or an internal error): raise it, try the

@@ -172,6 +172,9 @@ pub enum Suggestion {
     Exceptions,
     /// Check this property on its own.
     Alone(String),
+    /// Search on after the properties' violations (`standard`'s
+    /// `CheckOptions::keep_going`), so every state is checked.
+    Continue,
     /// An internal error of weft: report the model.
     Report,
 }

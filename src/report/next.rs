@@ -42,6 +42,9 @@ fn suggestion(s: &Suggestion) -> String {
             "give the model an exception set (`--exceptions FILE`; `--mode refine --save-exceptions FILE` computes one; see {EXCEPTIONS_DOC})"
         ),
         Suggestion::Alone(p) => format!("check it alone with `--property {p}`"),
+        Suggestion::Continue => {
+            "add `--continue` (searches on after the first violations)".to_string()
+        }
         Suggestion::Report => {
             "report this model to weft's authors (an internal error stopped the run)".into()
         }
