@@ -648,6 +648,13 @@ impl<'p> Search<'p> {
                 if let Some(why) = budget.exceeded_now(states, self.visited.capacity()) {
                     f.budget_hit = Some(why);
                     f.note_batch(&batch, counting);
+                    // What the expanded part of the level found is found:
+                    // real states of this level, at the shortest depth.
+                    for (k, v) in batch.violations.iter().enumerate() {
+                        if let (Some(i), false) = (v, done[k]) {
+                            f.violations[k] = Some(level.ids[*i as usize]);
+                        }
+                    }
                     break 'search;
                 }
             }
@@ -755,7 +762,9 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
                             (None, None) => format!("all {explored} reachable states"),
                             _ => format!("the {explored} states explored"),
                         };
-                        reason += &format!("; {} error states among {among}", f.errors[k]);
+                        let n = f.errors[k];
+                        let states = if n == 1 { "state" } else { "states" };
+                        reason += &format!("; {n} error {states} among {among}");
                     }
                     Outcome::violated(property, reason, trace)
                 }

@@ -253,6 +253,19 @@ impl<'a> Resolver<'a> {
 
     fn name(&self, n: &str, span: Span, scope: &Scope) -> R<(CExpr, Ty)> {
         let local_tpl = self.local_template(scope);
+        // In a property, `deadlock` is the built-in predicate: a variable or
+        // parameter of that name would silently change what it means.
+        if n == "deadlock"
+            && matches!(scope, Scope::Property)
+            && (self.names.globals.find(n).is_some()
+                || self.names.params.iter().any(|(p, _)| p == n))
+        {
+            return Err(self.src.err(
+                span,
+                "`deadlock` is both a variable (or parameter) of the model and the built-in predicate",
+                "rename the variable to check deadlocks, or to read it in a property",
+            ));
+        }
         if let Some(t) = local_tpl
             && let Some(v) = self.names.templates[t].locals.find(n)
         {

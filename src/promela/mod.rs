@@ -32,7 +32,7 @@ mod model;
 mod names;
 mod transition;
 
-use crate::program::Program;
+use crate::program::{CExpr, Program};
 use std::cell::Cell;
 
 /// SPIN runs at most 255 processes; two are `init` and the monitor.
@@ -79,6 +79,11 @@ pub enum Error {
         /// The transition's label.
         label: String,
     },
+    /// A property uses `deadlock` inside a larger predicate.
+    #[error(
+        "property `{0}` uses `deadlock` inside a larger predicate; the Promela export checks deadlocks only as a property of its own (`\"error\": \"deadlock\"`, pan's invalid end states)"
+    )]
+    DeadlockInPredicate(String),
     /// A bug in the exporter: an expression where the compiler never puts it.
     #[error("internal: {0}")]
     Internal(&'static str),
@@ -89,6 +94,12 @@ pub enum Error {
 pub(crate) fn to_promela(prog: &Program, opts: &Options) -> Result<Export, Error> {
     crate::engine::check_property_names(prog, &opts.properties)
         .map_err(|e| Error::UnknownProperty(e.to_string()))?;
+    for p in &prog.properties {
+        let selected = opts.properties.is_empty() || opts.properties.contains(&p.name);
+        if selected && p.error != prog.deadlock && mentions(&p.error, &prog.deadlock) {
+            return Err(Error::DeadlockInPredicate(p.name.clone()));
+        }
+    }
     if prog.threads.len() > MAX_THREADS {
         return Err(Error::TooManyThreads {
             threads: prog.threads.len(),
@@ -155,4 +166,11 @@ struct Exporter<'p> {
     /// Set when some value may leave SPIN's 32-bit `int`.
     wide: Cell<bool>,
     warnings: Vec<String>,
+}
+
+/// Does `e` contain `part` as a subexpression?
+fn mentions(e: &CExpr, part: &CExpr) -> bool {
+    let mut found = false;
+    e.visit(&mut |x| found |= x == part);
+    found
 }

@@ -171,6 +171,57 @@ fn deadlock_combines_with_other_predicates_and_is_refused_elsewhere() {
     assert!(load(m).unwrap_err().message.contains("has one already"));
 }
 
+/// What review found (2026-11-23): a property's own evaluation error in
+/// `x && deadlock` is a model error wherever x fails; a variable named
+/// `deadlock` is an error in a property, not a silent shadow; a deadlock
+/// found in the level where a budget ran out is reported; the Promela
+/// export refuses `deadlock` inside a larger predicate rather than panic.
+#[test]
+fn review_findings_stay_fixed() {
+    let model = |error: &str| {
+        json!({"name": "r", "globals": {"i": {"type": "int", "min": 0, "max": 3},
+                "a": {"type": "array", "len": 2, "of": {"type": "int", "min": 0, "max": 1}}},
+            "threads": [{"name": "p", "start": "s", "transitions": [
+                {"from": "s", "to": "t", "do": "i := 3"}, {"from": "t", "to": "s"}]}],
+            "properties": [{"name": "d", "error": error}]})
+    };
+    let prog = common::load_value(&model("a[i] == 1 && deadlock"));
+    let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
+    assert_eq!(
+        r.outcome(engine::MODEL_ERRORS).unwrap().verdict,
+        Verdict::Unsafe
+    );
+    // `!deadlock` as an invariant is `deadlock` itself: exported natively.
+    let mut m = model("false");
+    m["properties"] = json!([{"name": "d", "invariant": "!deadlock"}]);
+    let prog = common::load_value(&m);
+    assert_eq!(prog.properties[0].error, prog.deadlock);
+    let prog = common::load_value(&model("i == 3 && deadlock"));
+    let err = crate::promela::to_promela(&prog, &crate::promela::Options::default()).unwrap_err();
+    assert!(
+        err.to_string().contains("inside a larger predicate"),
+        "{err}"
+    );
+    let mut m = model("deadlock");
+    m["globals"]["deadlock"] = json!({"type": "bool"});
+    let d = crate::model::load_str(&m.to_string(), "r.json", &[]).unwrap_err();
+    assert!(d.message.contains("both a variable"), "{}", d.render());
+    // Three threads each end at `d` (a deadlock at depth 3) or `b`
+    // (final); a state budget runs out inside the level of the deadlock.
+    let budget = json!({"name": "b", "threads": [{"name": "p", "count": 3, "start": "s",
+        "final": ["b"], "transitions": [{"from": "s", "to": "d"}, {"from": "s", "to": "a"},
+        {"from": "a", "to": "b"}]}], "check-deadlock": true, "properties": []});
+    let prog = common::load_value(&budget);
+    let opts = CheckOptions {
+        max_states: Some(50),
+        ..CheckOptions::default()
+    };
+    let r = engine::check(&prog, Mode::Standard, &opts).unwrap();
+    if r.stats.count("deadlocks").unwrap_or(0) > 0 {
+        assert_eq!(r.outcome("deadlock").unwrap().verdict, Verdict::Unsafe);
+    }
+}
+
 /// Every mode on the shipped deadlock models: standard and refine find the
 /// deadlock with a trace, the abstract modes never prove it absent.
 #[test]

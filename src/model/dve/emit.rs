@@ -341,6 +341,10 @@ pub(super) fn translate(
     }
     let properties = match error {
         Some(e) => json!([{"name": "error", "error": e}]),
+        // A global named `deadlock` hides the built-in (dve/mod.rs warns).
+        None if globals.iter().any(|g| g.name == "deadlock") => {
+            json!([{"name": "state-space", "error": "false"}])
+        }
         // As DiVinE does: the whole state space, and its deadlocks.
         None => json!([
             {"name": "state-space", "error": "false"},

@@ -157,9 +157,15 @@ pub(crate) fn to_weft(
         )?;
     }
     let (model, map) = emit::translate(text, file, error, &p, &globals, &procs, &channels)?;
+    let mut warnings = p.warnings;
+    if error.is_none() && globals.iter().any(|g| g.name == "deadlock") {
+        warnings.push(format!(
+            "{file}: the model has a variable named `deadlock`, which hides the built-in predicate: its deadlocks are not checked (rename the variable to check them)"
+        ));
+    }
     Ok(Translation {
         model,
-        warnings: p.warnings,
+        warnings,
         map,
     })
 }

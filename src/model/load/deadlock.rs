@@ -136,14 +136,16 @@ fn or(a: CExpr, b: CExpr) -> CExpr {
     CExpr::Bin(BinOp::Or, Box::new(a), Box::new(b))
 }
 
-/// Is every state satisfying `e` a deadlock? True for `deadlock` itself and
-/// for conjunctions with it (`deadlock && x == 1`).
+/// Is every state satisfying `e` a deadlock, and is `e` evaluated past
+/// `deadlock` only where it holds? True for `deadlock` itself and for
+/// conjunctions that start with it (`deadlock && x == 1`): elsewhere the
+/// short circuit evaluates nothing more, so skipping those states misses no
+/// evaluation error either (in `x == 1 && deadlock`, `x == 1` may fail
+/// anywhere, so it is evaluated everywhere).
 pub(super) fn only_in_deadlocks(e: &CExpr, deadlock: &CExpr) -> bool {
     match e {
         _ if e == deadlock => true,
-        CExpr::Bin(BinOp::And, a, b) => {
-            only_in_deadlocks(a, deadlock) || only_in_deadlocks(b, deadlock)
-        }
+        CExpr::Bin(BinOp::And, a, _) => only_in_deadlocks(a, deadlock),
         CExpr::Un(UnOp::Not, a) => match &**a {
             CExpr::Un(UnOp::Not, inner) => only_in_deadlocks(inner, deadlock),
             _ => false,

@@ -38,10 +38,11 @@ impl<'a> Loader<'a> {
                 )),
             };
             let c = self.expr(&n, &Scope::Property, Ty::Bool, "a property")?;
-            let error = if kind == PropertyKind::Invariant {
-                CExpr::Un(expr::UnOp::Not, Box::new(c))
-            } else {
-                c
+            let error = match (kind, c) {
+                // `!!e` is `e`: `"invariant": "!deadlock"` is `deadlock`.
+                (PropertyKind::Invariant, CExpr::Un(expr::UnOp::Not, inner)) => *inner,
+                (PropertyKind::Invariant, c) => CExpr::Un(expr::UnOp::Not, Box::new(c)),
+                (_, c) => c,
             };
             out.push(Property {
                 name,
