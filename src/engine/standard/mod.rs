@@ -13,6 +13,8 @@
 //! reported, so the verdict, the state count and the trace length are the
 //! same for every number of jobs.
 
+mod found;
+
 use super::CheckError;
 use super::result::{Limit, Outcome, RunReport, Stats, Suggestion, Trace};
 use super::store::{Level, Parent, ROOT, StateId, StateStore, fits_parent};
@@ -23,9 +25,9 @@ use super::{Budget, CheckOptions, MODEL_ERRORS, Mode, next, selected_properties}
 use crate::program::Val;
 use crate::program::{Explorer, Program, Succs};
 use crate::property::{self, ConcreteChecker};
+use found::{Batch, Candidate, Finding, Found};
 use rayon::prelude::*;
 use serde_json::Value;
-use std::cmp::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -48,125 +50,6 @@ struct Search<'p> {
     /// `--continue`: search on after every property is violated, counting
     /// the error states.
     keep_going: bool,
-}
-
-/// A state of the current level that a worker singled out: its index in
-/// the level and what it found there (`Finding`).
-#[derive(Clone, Copy, Debug)]
-struct Candidate {
-    index: u32,
-    finding: Finding,
-}
-
-/// What is wrong in a state, in the order used to pick one per level.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Finding {
-    /// Evaluating property k failed (a run-time error in the predicate).
-    PropertyError(u32),
-    /// Thread t cannot move: one of its transitions fails at run time.
-    Stuck(u32),
-    /// A rendezvous fails at run time.
-    SyncError,
-}
-
-/// What the workers report from a part of a level.
-struct Batch {
-    transitions: u64,
-    /// States of the part where `deadlock` holds (when counted).
-    deadlocks: u64,
-    /// Per property: the least violating state seen.
-    violations: Vec<Option<u32>>,
-    /// Per property: the violating states seen.
-    errors: Vec<u64>,
-    model_error: Option<Candidate>,
-    /// (index in the level, thread) whose successors were not memoised.
-    deferred: Vec<(u32, u32)>,
-}
-
-impl Batch {
-    fn new(props: usize) -> Batch {
-        Batch {
-            transitions: 0,
-            deadlocks: 0,
-            violations: vec![None; props],
-            errors: vec![0; props],
-            model_error: None,
-            deferred: Vec::new(),
-        }
-    }
-
-    /// Property k is violated in state i of the level: kept if least.
-    fn note_violation(&mut self, k: usize, i: Option<u32>, level: &Level) {
-        self.violations[k] = least(self.violations[k], i, |x| level.packed(x as usize));
-    }
-
-    /// A model error: kept if least (by state, then kind).
-    fn note_error(&mut self, c: Option<Candidate>, level: &Level) {
-        self.model_error = least(self.model_error, c, |c| {
-            (level.packed(c.index as usize), c.finding)
-        });
-    }
-
-    /// Joins two batches of the same level, keeping the least candidates.
-    fn merge(mut self, other: Batch, level: &Level) -> Batch {
-        self.transitions += other.transitions;
-        self.deadlocks += other.deadlocks;
-        for (e, o) in self.errors.iter_mut().zip(&other.errors) {
-            *e += o;
-        }
-        for (k, v) in other.violations.into_iter().enumerate() {
-            self.note_violation(k, v, level);
-        }
-        self.note_error(other.model_error, level);
-        self.deferred.extend(other.deferred);
-        self
-    }
-}
-
-/// The lesser of two optional candidates under `key` (ties: the first).
-fn least<T: Copy, K: Ord>(a: Option<T>, b: Option<T>, key: impl Fn(T) -> K) -> Option<T> {
-    match (a, b) {
-        (Some(x), Some(y)) => Some(if key(y).cmp(&key(x)) == Ordering::Less {
-            y
-        } else {
-            x
-        }),
-        (x, None) => x,
-        (None, y) => y,
-    }
-}
-
-/// What one breadth-first search found.
-struct Found {
-    /// First violating state per checked property.
-    violations: Vec<Option<StateId>>,
-    /// Violating states per checked property (all of them with
-    /// `--continue`; otherwise those of the first violating level).
-    errors: Vec<u64>,
-    model_error: Option<(StateId, String)>,
-    transitions: u64,
-    /// Deadlocked states among those explored (`None`: not counted, as no
-    /// checked property mentions `deadlock`).
-    deadlocks: Option<u64>,
-    depth: usize,
-    budget_hit: Option<String>,
-    /// All properties violated: the search stopped there, as SPIN does.
-    stopped_early: bool,
-    /// `--max-depth` cut off deeper states: the states within the bound.
-    cut: Option<usize>,
-}
-
-impl Found {
-    /// Adds what a part of a level found to the totals.
-    fn note_batch(&mut self, b: &Batch, counting: bool) {
-        self.transitions += b.transitions;
-        for (e, o) in self.errors.iter_mut().zip(&b.errors) {
-            *e += o;
-        }
-        if counting {
-            *self.deadlocks.get_or_insert(0) += b.deadlocks;
-        }
-    }
 }
 
 /// A worker's scratch buffers and property tables, kept from state to
