@@ -7,6 +7,7 @@ use crate::engine::{self, CheckError, CheckOptions, Mode, SimulateOptions, Verdi
 use crate::model::{Diagnostic, Model};
 pub use crate::promela::Error as PromelaError;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// How to read a model file: parameter overrides, a replacement property,
 /// a separate exception set.
@@ -21,6 +22,16 @@ pub struct LoadOptions {
     /// `--exceptions FILE`: an exception set for `cartesian-exc`, replacing
     /// the model's own.
     pub exceptions: Option<PathBuf>,
+    /// `--timeout`: loading stops with a diagnostic whose
+    /// [`Diagnostic::budget_exhausted`] says so once this much time has
+    /// passed since `started`.
+    pub timeout: Option<Duration>,
+    /// `--max-memory`: loading stops, as for `timeout`, once the process's
+    /// resident memory passes this many bytes.
+    pub max_memory_bytes: Option<u64>,
+    /// Where the time budget counts from (the command line: when the
+    /// process started); `None`: when the load starts.
+    pub started: Option<Instant>,
 }
 
 impl Model {
@@ -48,7 +59,14 @@ impl Model {
     /// ```
     pub fn load_with(path: impl AsRef<Path>, opts: &LoadOptions) -> Result<Model, Box<Diagnostic>> {
         let path = path.as_ref();
-        match &opts.exceptions {
+        let started = opts.started.unwrap_or_else(Instant::now);
+        let limits = crate::model::load::budget::LoadLimits {
+            deadline: opts
+                .timeout
+                .and_then(|t| Some((started.checked_add(t)?, t))),
+            max_memory_bytes: opts.max_memory_bytes,
+        };
+        crate::model::load::budget::with_limits(limits, || match &opts.exceptions {
             Some(exc) => crate::model::load::load_with_exceptions(
                 path,
                 &opts.params,
@@ -56,7 +74,7 @@ impl Model {
                 exc,
             ),
             None => crate::model::load_any(path, &opts.params, opts.error.as_deref()),
-        }
+        })
     }
 
     /// Compiles a weft/1 model from its JSON text; `file` names it in

@@ -34,6 +34,7 @@ mod engine;
 mod facade;
 pub mod families;
 mod model;
+pub mod phase;
 mod program;
 mod promela;
 mod property;
@@ -55,5 +56,6 @@ pub use engine::result::{ReplayFailure, ReplayReport, SimulationReport, StuckSta
 pub use engine::{CheckError, CheckOptions, MODEL_ERRORS, Mode, Refinement, Verdict};
 pub use facade::{LoadOptions, Promela, PromelaError};
 pub use model::{Diagnostic, Model};
+pub use phase::Phase;
 pub use report::SavedTrace;
 pub use report::exception_entries;

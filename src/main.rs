@@ -3,6 +3,7 @@
 
 mod cli;
 mod regress;
+mod watchdog;
 
 use clap::Parser;
 use cli::{
@@ -27,9 +28,41 @@ impl From<Box<weft::Diagnostic>> for Failure {
     }
 }
 
+/// The exit code of an internal error (a panic): a bug in weft, never the
+/// input's fault.
+const INTERNAL_ERROR: u8 = 4;
+
 fn main() -> ExitCode {
+    let started = std::time::Instant::now();
     let cli = Cli::parse();
-    match run(cli) {
+    // A panic is a bug in weft: say so and ask for a report, instead of
+    // leaving a Rust backtrace as the user's only output.
+    std::panic::set_hook(Box::new(|info| {
+        let location = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".into());
+        eprintln!(
+            "weft: internal error: {what}{location}\n  This is a bug in weft, not in your model. Please report it with the command line and the model file."
+        );
+    }));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        // The test suite's way to reach the handler (tests/internal_error.rs).
+        if std::env::var_os("WEFT_TEST_INTERNAL_ERROR").is_some() {
+            panic!("WEFT_TEST_INTERNAL_ERROR is set");
+        }
+        run(cli, started)
+    }));
+    let Ok(outcome) = outcome else {
+        return ExitCode::from(INTERNAL_ERROR);
+    };
+    match outcome {
         Ok(code) => ExitCode::from(code),
         Err(failure) => {
             let message = match failure {
@@ -45,21 +78,63 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> Result<u8, Failure> {
+fn run(cli: Cli, started: std::time::Instant) -> Result<u8, Failure> {
     match cli.command {
         Command::Check(args) => {
-            let prog = Model::load_with(
+            let timeout = args.timeout.map(|s| {
+                std::time::Duration::try_from_secs_f64(s).unwrap_or(std::time::Duration::MAX)
+            });
+            let max_memory_bytes = args.max_memory.map(|m| m * 1024 * 1024);
+            let memory_budget = CheckOptions {
+                max_memory_bytes,
+                ..CheckOptions::default()
+            }
+            .memory_budget_bytes();
+            let file = args.model.display().to_string();
+            let mode = mode_of(args.mode);
+            let json = args.format == Format::Json;
+            watchdog::start(watchdog::Watch {
+                started,
+                timeout,
+                max_memory_bytes: memory_budget,
+                file: file.clone(),
+                mode: mode.name(),
+                json,
+            });
+            let loaded = Model::load_with(
                 &args.model,
                 &LoadOptions {
                     params: args.params.clone(),
                     error: args.error.clone(),
                     exceptions: args.exceptions.clone(),
+                    timeout,
+                    max_memory_bytes: memory_budget,
+                    started: Some(started),
                 },
-            )?;
+            );
+            let prog = match loaded {
+                Ok(prog) => prog,
+                Err(d) => match d.budget_exhausted() {
+                    // Not bad input: a budget ran out while loading.
+                    Some((limit, phase)) => {
+                        weft::phase::enter(weft::Phase::Reporting);
+                        let reason = format!("{}; nothing was checked", d.message);
+                        watchdog::print_stopped(&file, mode.name(), json, limit, phase, &reason);
+                        return Ok(3);
+                    }
+                    None => return Err(d.into()),
+                },
+            };
             for w in prog.warnings() {
                 eprintln!("warning: {w}");
             }
-            let mode = mode_of(args.mode);
+            // The test suite's way to hold a run between loading and the
+            // search, so that only the watchdog can stop it (tests/budgets.rs).
+            if let Some(s) = std::env::var_os("WEFT_TEST_STALL_SECONDS")
+                .and_then(|s| s.to_str().and_then(|s| s.parse::<u64>().ok()))
+            {
+                std::thread::sleep(std::time::Duration::from_secs(s));
+            }
             if args.exceptions.is_some() && mode != Mode::CartesianExc {
                 eprintln!(
                     "warning: --exceptions is used by cartesian-exc only; mode {} ignores it",
@@ -89,10 +164,9 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             let opts = CheckOptions {
                 properties: args.properties,
                 max_states: args.max_states.map(|m| m as usize),
-                max_memory_bytes: args.max_memory.map(|m| m * 1024 * 1024),
-                timeout: args.timeout.map(|s| {
-                    std::time::Duration::try_from_secs_f64(s).unwrap_or(std::time::Duration::MAX)
-                }),
+                max_memory_bytes,
+                timeout,
+                started: Some(started),
                 show_invariant: args.show == Some(Show::Invariant),
                 symmetry: args.symmetry,
                 jobs: args.jobs.map(usize::from),
@@ -105,6 +179,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             let report = prog
                 .check(mode, &opts)
                 .map_err(|e| Failure::Message(format!("error: {}: {e}", args.model.display())))?;
+            weft::phase::enter(weft::Phase::Reporting);
             if let Some(path) = &args.save_exceptions {
                 let Some(exceptions) = &report.exceptions else {
                     unreachable!("refused before the check: refine always sets exceptions");
@@ -211,7 +286,7 @@ fn load_warning(
         &LoadOptions {
             params,
             error,
-            exceptions: None,
+            ..LoadOptions::default()
         },
     )?;
     for w in model.warnings() {
@@ -320,7 +395,7 @@ fn convert_promela(
             &LoadOptions {
                 params: params.to_vec(),
                 error: error.map(str::to_string),
-                exceptions: None,
+                ..LoadOptions::default()
             },
         )?
     };

@@ -123,10 +123,12 @@ impl<'p> Cartesian<'p> {
         source: Exceptions,
         opts: &CheckOptions,
     ) -> Result<Cartesian<'p>, CheckError> {
+        crate::phase::enter(crate::Phase::Ranges);
         let ranges = Ranges::infer(prog);
         let (mut exp, universe) = Cartesian::explorer(prog, &ranges)?;
         let budget = Budget::new(opts);
         let mut stopped = None;
+        crate::phase::enter(crate::Phase::Exceptions);
         let exceptions = match source {
             Exceptions::States(states) => {
                 // E ∩ the inferred ranges, as for the model's entries: E's
@@ -174,6 +176,7 @@ impl<'p> Cartesian<'p> {
                 }
             }
         };
+        crate::phase::enter(crate::Phase::Searching);
         let mut c = Cartesian {
             exp,
             universe,

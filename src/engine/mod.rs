@@ -43,8 +43,13 @@ pub struct CheckOptions {
     /// Stop with `unknown` at this resident memory (`--max-memory`);
     /// `None` is 80% of physical memory.
     pub max_memory_bytes: Option<u64>,
-    /// Stop with `unknown` after this long (`--timeout`).
+    /// Stop with `unknown` after this long (`--timeout`), counted from
+    /// `started`.
     pub timeout: Option<Duration>,
+    /// Where the time budget counts from: the command line passes the
+    /// process's start, so that loading spends from the same budget;
+    /// `None` is when the check starts.
+    pub started: Option<Instant>,
     /// `--show invariant`: include the abstract fixpoint in the report.
     pub show_invariant: bool,
     /// `--symmetry`: reduce interchangeable threads (standard only).
@@ -63,6 +68,16 @@ pub struct CheckOptions {
     /// checked (model errors too) and each violated property's error states
     /// are counted; the traces stay the shortest ones.
     pub keep_going: bool,
+}
+
+impl CheckOptions {
+    /// The resident-memory budget in bytes: `max_memory_bytes`, or by
+    /// default 80% of physical memory (stop with `unknown` rather than be
+    /// killed); `None` where the machine's memory is unknown.
+    pub fn memory_budget_bytes(&self) -> Option<u64> {
+        self.max_memory_bytes
+            .or_else(|| crate::sys::physical_memory_kib().map(|m| m / 5 * 4 * 1024))
+    }
 }
 
 /// What `--mode refine` refines when an alarm is spurious.
@@ -102,13 +117,10 @@ const MEMORY_READ_INTERVAL: Duration = Duration::from_millis(20);
 
 impl Budget {
     pub(crate) fn new(opts: &CheckOptions) -> Budget {
-        // By default, stop at 80% of physical memory rather than be killed.
-        let max_memory_kib = opts
-            .max_memory_bytes
-            .map(|b| b / 1024)
-            .or_else(|| crate::sys::physical_memory_kib().map(|m| m / 5 * 4));
+        let max_memory_kib = opts.memory_budget_bytes().map(|b| b / 1024);
         // A timeout too large to add to the clock is no deadline.
-        let deadline = opts.timeout.and_then(|t| Instant::now().checked_add(t));
+        let started = opts.started.unwrap_or_else(Instant::now);
+        let deadline = opts.timeout.and_then(|t| started.checked_add(t));
         let limits = progress::Limits {
             timeout: opts.timeout.filter(|_| deadline.is_some()),
             count: opts.max_states.map(|m| m as u64),
@@ -316,6 +328,7 @@ pub(crate) fn check(
             mode.name()
         )));
     }
+    crate::phase::enter(crate::Phase::Searching);
     let report = match mode {
         Mode::Standard => standard::run(prog, opts),
         Mode::ThreadModular => thread_modular::run(prog, opts),

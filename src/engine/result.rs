@@ -130,6 +130,12 @@ pub struct NextStep {
 }
 
 impl NextStep {
+    /// Raise the budget that ran out: the next step of a run stopped by
+    /// `limit` before any engine could say more (while loading).
+    pub fn raise(limit: Limit) -> NextStep {
+        NextStep::new(Suggestion::Raise(limit))
+    }
+
     /// A next step of one suggestion.
     pub(crate) fn new(first: Suggestion) -> NextStep {
         NextStep {

@@ -30,6 +30,8 @@ pub struct Diagnostic {
     pub(crate) snippet: Option<Snippet>,
     /// What to do about it, and related facts.
     pub notes: Vec<String>,
+    /// Not bad input: a budget of `LoadOptions` ran out in this phase.
+    pub(crate) exhausted: Option<(crate::Limit, crate::Phase)>,
 }
 
 impl Diagnostic {
@@ -40,7 +42,16 @@ impl Diagnostic {
             message: message.into(),
             snippet: None,
             notes: Vec::new(),
+            exhausted: None,
         }
+    }
+
+    /// The budget that ran out while loading, and in which phase, when
+    /// this is not a fault of the input but a load stopped by
+    /// [`LoadOptions`](crate::LoadOptions)'s `timeout` or
+    /// `max_memory_bytes`.
+    pub fn budget_exhausted(&self) -> Option<(crate::Limit, crate::Phase)> {
+        self.exhausted
     }
     pub(crate) fn with_snippet(mut self, text: &str, span: Span, label: impl Into<String>) -> Self {
         self.snippet = Some(Snippet {

@@ -7,6 +7,7 @@ use super::diag::{Diagnostic, did_you_mean};
 use super::expr::{BinOp, Expr, ExprKind, Quant, Span, UnOp};
 use crate::program::cexpr::binop;
 use crate::program::{CExpr, Layout, Var};
+use std::collections::HashMap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Ty {
@@ -30,16 +31,23 @@ pub(crate) struct TplNames {
     pub(crate) count: u32,
     pub(crate) first_thread: u32,
     pub(crate) locations: Vec<String>,
+    /// `locations` by name (loading stays linear in the locations).
+    pub(crate) location_ids: HashMap<String, u16>,
     pub(crate) groups: Vec<(String, Vec<u16>)>,
     pub(crate) locals: Layout,
 }
 
 impl TplNames {
+    /// The index of the location `name`.
+    pub(crate) fn location(&self, name: &str) -> Option<u16> {
+        self.location_ids.get(name).copied()
+    }
+
     /// The location set named by a location or a group.
     pub(crate) fn mask(&self, name: &str) -> Option<Box<[bool]>> {
         let mut m = vec![false; self.locations.len()];
-        if let Some(i) = self.locations.iter().position(|l| l == name) {
-            m[i] = true;
+        if let Some(i) = self.location(name) {
+            m[i as usize] = true;
         } else {
             let (_, locs) = self.groups.iter().find(|(g, _)| g == name)?;
             for &l in locs {
@@ -64,12 +72,26 @@ pub(crate) struct Names {
     pub(crate) channels: Vec<String>,
     pub(crate) globals: Layout,
     pub(crate) templates: Vec<TplNames>,
+    /// `templates` by name.
+    pub(crate) template_ids: HashMap<String, usize>,
     /// The built-in `deadlock` predicate, once the templates are compiled
     /// (properties only).
     pub(crate) deadlock: Option<CExpr>,
 }
 
 impl Names {
+    /// The index of the template `name`.
+    pub(crate) fn template(&self, name: &str) -> Option<usize> {
+        self.template_ids.get(name).copied()
+    }
+
+    /// Adds a template's names (after every location is known).
+    pub(crate) fn push_template(&mut self, t: TplNames) {
+        self.template_ids
+            .insert(t.name.clone(), self.templates.len());
+        self.templates.push(t);
+    }
+
     /// The template that thread index `thread` is an instance of.
     pub(crate) fn template_of_thread(&self, thread: usize) -> usize {
         self.templates
@@ -307,7 +329,7 @@ impl<'a> Resolver<'a> {
                 "`x := any`",
             ));
         }
-        if self.names.templates.iter().any(|t| t.name == n) {
+        if self.names.template(n).is_some() {
             return Err(self.src.err(
                 span,
                 format!("`{n}` is a thread template, not a value"),
@@ -431,7 +453,7 @@ impl<'a> Resolver<'a> {
                     .flatten()
             });
         let Some((var, global)) = found else {
-            if self.names.templates.iter().any(|t| t.name == *n) {
+            if self.names.template(n).is_some() {
                 return Err(self.src.err(
                     span,
                     format!(
@@ -503,7 +525,7 @@ impl<'a> Resolver<'a> {
                 ));
             }
         };
-        let Some(tpl) = self.names.templates.iter().find(|t| t.name == *name) else {
+        let Some(tpl) = self.names.template(name).map(|t| &self.names.templates[t]) else {
             let label =
                 match did_you_mean(name, self.names.templates.iter().map(|t| t.name.as_str())) {
                     Some(s) => format!("did you mean `{s}`?"),
@@ -634,25 +656,23 @@ impl<'a> Resolver<'a> {
         }
         let tpls: Vec<usize> = match tscope {
             None => (0..self.names.templates.len()).collect(),
-            Some((name, nspan)) => {
-                match self.names.templates.iter().position(|t| t.name == *name) {
-                    Some(t) => vec![t],
-                    None => {
-                        let label = match did_you_mean(
-                            name,
-                            self.names.templates.iter().map(|t| t.name.as_str()),
-                        ) {
-                            Some(s) => format!("did you mean `{s}`?"),
-                            None => "not a thread template (or write `*` for all threads)".into(),
-                        };
-                        return Err(self.src.err(
-                            *nspan,
-                            format!("unknown thread template `{name}`"),
-                            label,
-                        ));
-                    }
+            Some((name, nspan)) => match self.names.template(name) {
+                Some(t) => vec![t],
+                None => {
+                    let label = match did_you_mean(
+                        name,
+                        self.names.templates.iter().map(|t| t.name.as_str()),
+                    ) {
+                        Some(s) => format!("did you mean `{s}`?"),
+                        None => "not a thread template (or write `*` for all threads)".into(),
+                    };
+                    return Err(self.src.err(
+                        *nspan,
+                        format!("unknown thread template `{name}`"),
+                        label,
+                    ));
                 }
-            }
+            },
         };
         let threads: Box<[u32]> = tpls
             .iter()

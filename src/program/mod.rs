@@ -50,11 +50,35 @@ pub(crate) struct Var {
 pub(crate) struct Layout {
     pub(crate) vars: Vec<Var>,
     pub(crate) slots: u32,
+    /// `vars` by name, so that resolving a name costs O(1) and loading
+    /// stays linear in the number of variables.
+    index: std::collections::HashMap<String, usize>,
 }
 
 impl Layout {
+    /// Variables laid out from slot `first_slot` on.
+    pub(crate) fn starting_at(first_slot: u32) -> Layout {
+        Layout {
+            slots: first_slot,
+            ..Layout::default()
+        }
+    }
+
+    /// Appends `var`, which starts at the next free slot and takes one
+    /// slot, or `len` for an array.
+    pub(crate) fn push(&mut self, name: String, domain: Domain, len: Option<u32>) {
+        self.index.insert(name.clone(), self.vars.len());
+        self.vars.push(Var {
+            name,
+            domain,
+            len,
+            slot: self.slots,
+        });
+        self.slots += len.unwrap_or(1);
+    }
+
     pub(crate) fn find(&self, name: &str) -> Option<&Var> {
-        self.vars.iter().find(|v| v.name == name)
+        self.index.get(name).map(|&i| &self.vars[i])
     }
     /// Renders a store as `name=value` pairs (arrays as `[a,b,c]`).
     pub(crate) fn render(&self, store: &[Val]) -> Vec<(String, serde_json::Value)> {

@@ -118,14 +118,13 @@ impl<'p> Exporter<'p> {
             });
             first += t.count as usize;
         }
+        // Each thread's template and its index among that template's threads.
+        let mut seen = vec![0u32; prog.templates.len()];
         let mut inst = Vec::new();
         for th in &prog.threads {
             let t = th.template as usize;
-            let k = prog.threads[..inst.len()]
-                .iter()
-                .filter(|o| o.template == th.template)
-                .count() as u32;
-            inst.push((t, k));
+            inst.push((t, seen[t]));
+            seen[t] += 1;
         }
         let monitor = names.fresh_proc("monitor");
         let p_inst = names.fresh("i");

@@ -157,24 +157,18 @@ pub(crate) fn describe_edges(layout: &Layout, edges: &[(Vec<Val>, Vec<Val>)]) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::program::{Domain, Var};
+    use crate::program::Domain;
 
     #[test]
     fn edges_are_grouped_by_what_they_write() {
-        let int = |name: &str, slot, max| Var {
-            name: name.into(),
-            domain: Domain {
-                min: 0,
-                max,
-                is_bool: false,
-            },
-            len: None,
-            slot,
+        let int = |max| Domain {
+            min: 0,
+            max,
+            is_bool: false,
         };
-        let layout = Layout {
-            vars: vec![int("m", 0, 3), int("x", 1, 1)],
-            slots: 2,
-        };
+        let mut layout = Layout::default();
+        layout.push("m".into(), int(3), None);
+        layout.push("x".into(), int(1), None);
         // Simple(3)'s guarantee of thread 1 (thread-modular paper, 1.1).
         let edges: Vec<(Vec<Val>, Vec<Val>)> = vec![
             (vec![0, 1], vec![1, 1]),

@@ -58,7 +58,7 @@ fn show_local(store: &Store) -> String {
 
 /// Seconds as people write them: `20`, `1.5`, `0.25` (at most three
 /// decimals, no trailing zeros).
-fn format_seconds(s: f64) -> String {
+pub(crate) fn format_seconds(s: f64) -> String {
     let text = format!("{s:.3}");
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }

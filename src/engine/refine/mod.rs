@@ -125,7 +125,9 @@ fn proved_by_the_models_set(
 fn run_exceptions(prog: &Program, opts: &CheckOptions) -> Result<RunReport, CheckError> {
     let start = Instant::now();
     let (props, deciders) = abstract_report::prepare(prog, opts, Mode::Refine)?;
+    crate::phase::enter(crate::Phase::Ranges);
     let ranges = Ranges::infer(prog);
+    crate::phase::enter(crate::Phase::Searching);
     let (mut exp, universe) = Cartesian::explorer(prog, &ranges)?;
     let budget = Budget::new(opts);
     let mut precise: FxHashSet<u32> = FxHashSet::default();

@@ -200,6 +200,8 @@ pub(super) fn translate(
         );
     }
     let mut threads = Vec::new();
+    let global_names: std::collections::HashSet<&str> =
+        globals.iter().map(|g| g.name.as_str()).collect();
     for (pi, pr) in procs.iter().enumerate() {
         let at_proc = format!("threads[{pi}]");
         map.add(at_proc.clone(), name_span(pr.at, &pr.name), "this process");
@@ -219,7 +221,7 @@ pub(super) fn translate(
         let rename: Vec<(String, String)> = pr
             .locals
             .iter()
-            .filter(|l| globals.iter().any(|g| g.name == l.name))
+            .filter(|l| global_names.contains(l.name.as_str()))
             .map(|l| (l.name.clone(), format!("{}_{}", ident(&l.name), pr.name)))
             .collect();
         let em = Emit { rename: &rename };

@@ -90,9 +90,9 @@ fn check_unique<'n>(
     names: impl IntoIterator<Item = (&'n str, usize)>,
     scope: &str,
 ) -> Result<(), Box<Diagnostic>> {
-    let mut seen: Vec<(&str, usize)> = Vec::new();
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for (name, at) in names {
-        if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
+        if let Some(first) = seen.get(name) {
             let (line, col) = line_col(text, *first);
             let msg =
                 format!("`{name}` is declared twice {scope} (first at line {line}, column {col})");
@@ -102,7 +102,7 @@ fn check_unique<'n>(
                 "declared again here",
             )));
         }
-        seen.push((name, at));
+        seen.insert(name, at);
     }
     Ok(())
 }

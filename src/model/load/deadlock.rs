@@ -31,7 +31,6 @@ pub(super) fn formula(templates: &[Template], channels: usize) -> CExpr {
     let threads: u32 = templates.iter().map(|t| t.count).sum();
     let all: Box<[u32]> = (0..threads).collect();
     let count = |body: CExpr| CExpr::Count(all.clone(), Box::new(body));
-    let cmp = |op, a: CExpr, k: i64| CExpr::Bin(op, Box::new(a), Box::new(CExpr::Const(k)));
 
     let enabled = offers(templates, |tr| tr.sync.is_none());
     let finals: Vec<Box<[bool]>> = templates
@@ -69,22 +68,24 @@ pub(super) fn formula(templates: &[Template], channels: usize) -> CExpr {
 /// A per-thread predicate: the thread is at a location where one of its
 /// template's transitions picked by `which` has a true guard.
 ///
-/// Shape: `@U || (@G_1 && (d_1 || …)) || (@G_2 && …)`: U are the locations
-/// (of every template) with an unguarded such transition; per template t,
-/// G_t its locations with guarded ones only and d the disjuncts `@L && (g1
-/// || g2 …)`. A thread tests U, then one mask per template, and the
-/// disjuncts of its own template only.
+/// Shape: `@U || (tid in T_1 && (d_1 || …)) || (tid in T_2 && …)`: U are
+/// the locations (of every template) with an unguarded such transition;
+/// per template t, T_t is its threads' tids and d the disjuncts
+/// `pc == L && (g1 || g2 …)` over its locations L with guarded ones only.
+/// Every part is O(1) in the model's other templates and locations (a
+/// location mask per disjunct was quadratic in a template's locations, and
+/// a mask per template in the number of templates), and the disjunctions
+/// are balanced trees, so evaluating a template of 65,536 locations
+/// recurses 17 levels deep, not 65,536.
 fn offers(templates: &[Template], which: impl Fn(&Transition) -> bool) -> CExpr {
-    let mask_of = |ti: usize, locs: &[bool]| -> CExpr {
-        let mut at: Vec<Box<[bool]>> = vec![Box::new([]); templates.len()];
-        at[ti] = locs.into();
-        CExpr::At(at.into())
-    };
     let mut always: Vec<Box<[bool]>> = Vec::with_capacity(templates.len());
     let mut per_template: Vec<CExpr> = Vec::new();
-    for (ti, t) in templates.iter().enumerate() {
+    // Tids are 1, 2, … over the templates in order (the loader's numbering).
+    let mut first_tid = 1i64;
+    for t in templates {
+        let tids = (first_tid, first_tid + t.count as i64 - 1);
+        first_tid += t.count as i64;
         let mut unguarded = vec![false; t.locations.len()];
-        let mut guarded_at = vec![false; t.locations.len()];
         let mut disjuncts: Vec<CExpr> = Vec::new();
         for (loc, outgoing) in t.outgoing.iter().enumerate() {
             let mut guards: Vec<CExpr> = Vec::new();
@@ -101,15 +102,18 @@ fn offers(templates: &[Template], which: impl Fn(&Transition) -> bool) -> CExpr 
             if unguarded[loc] {
                 continue;
             }
-            if let Some(g) = guards.into_iter().reduce(or) {
-                let mut one = vec![false; t.locations.len()];
-                one[loc] = true;
-                guarded_at[loc] = true;
-                disjuncts.push(and(mask_of(ti, &one), g));
+            if let Some(g) = balanced(guards, or) {
+                disjuncts.push(and(cmp(BinOp::Eq, CExpr::Local(0), loc as i64), g));
             }
         }
-        if let Some(d) = disjuncts.into_iter().reduce(or) {
-            per_template.push(and(mask_of(ti, &guarded_at), d));
+        if t.count > 0
+            && let Some(d) = balanced(disjuncts, or)
+        {
+            let mine = and(
+                cmp(BinOp::Ge, CExpr::Tid, tids.0),
+                cmp(BinOp::Le, CExpr::Tid, tids.1),
+            );
+            per_template.push(and(mine, d));
         }
         always.push(if unguarded.iter().any(|m| *m) {
             unguarded.into()
@@ -122,10 +126,28 @@ fn offers(templates: &[Template], which: impl Fn(&Transition) -> bool) -> CExpr 
     } else {
         None
     };
-    head.into_iter()
-        .chain(per_template)
-        .reduce(or)
-        .unwrap_or(CExpr::Const(0))
+    balanced(head.into_iter().chain(per_template).collect(), or).unwrap_or(CExpr::Const(0))
+}
+
+/// `items` joined by `join` as a balanced tree (depth log2 of their number),
+/// in order; `None` when there are none.
+fn balanced(mut items: Vec<CExpr>, join: fn(CExpr, CExpr) -> CExpr) -> Option<CExpr> {
+    while items.len() > 1 {
+        let mut paired = Vec::with_capacity(items.len().div_ceil(2));
+        let mut it = items.into_iter();
+        while let Some(a) = it.next() {
+            paired.push(match it.next() {
+                Some(b) => join(a, b),
+                None => a,
+            });
+        }
+        items = paired;
+    }
+    items.pop()
+}
+
+fn cmp(op: BinOp, a: CExpr, k: i64) -> CExpr {
+    CExpr::Bin(op, Box::new(a), Box::new(CExpr::Const(k)))
 }
 
 fn and(a: CExpr, b: CExpr) -> CExpr {

@@ -10,11 +10,12 @@ use super::resolve::{Names, Resolver, Scope, Src, TplNames, Ty};
 use crate::engine::{Mode, Verdict};
 use crate::program::{
     Action, CExpr, Domain, ExceptionEntry, ExceptionShape, Layout, Program, Property, PropertyKind,
-    SyncOp, Target, Template, Thread, Transition, Val, Var,
+    SyncOp, Target, Template, Thread, Transition, Val,
 };
 use serde_json::Value;
 use std::path::Path;
 
+pub(crate) mod budget;
 mod deadlock;
 mod properties;
 mod templates;
@@ -26,6 +27,7 @@ const MAX_INIT_STORES: usize = 1_000_000;
 /// The file's name (for messages) and text; `what` names it in errors.
 fn read_model(path: &Path, what: &str) -> LResult<(String, String)> {
     let file = path.display().to_string();
+    budget::enter(&file, crate::Phase::Reading)?;
     let text = std::fs::read_to_string(path).map_err(|e| {
         Box::new(Diagnostic::new(
             &file,
@@ -33,6 +35,7 @@ fn read_model(path: &Path, what: &str) -> LResult<(String, String)> {
             format!("cannot read the {what} file: {e}"),
         ))
     })?;
+    budget::check(&file)?;
     Ok((file, text))
 }
 
@@ -90,6 +93,7 @@ fn translate(
 ) -> LResult<(Value, Vec<String>, Option<super::dve::SourceMap>)> {
     let (file, text) = read_model(path, "model")?;
     if path.extension().and_then(|e| e.to_str()) == Some("dve") {
+        budget::enter(&file, crate::Phase::Translating)?;
         let t = super::dve::to_weft(&text, &file, error)?;
         return Ok((t.model, t.warnings, Some(t.map)));
     }
@@ -115,6 +119,7 @@ pub(crate) fn load_dve_str(
     params: &[(String, i64)],
     error: Option<&str>,
 ) -> LResult<Model> {
+    budget::enter(file, crate::Phase::Translating)?;
     let t = super::dve::to_weft(text, file, error)?;
     let mut model = load_with_names(&t.model.to_string(), file, params)
         .map_err(|d| t.map.relocate(d))?
@@ -130,6 +135,7 @@ pub(crate) fn load_str(text: &str, file: &str, params: &[(String, i64)]) -> LRes
 
 fn load_with_names(text: &str, file: &str, params: &[(String, i64)]) -> LResult<(Model, Names)> {
     let value = parse_json(text, file, "model")?;
+    budget::enter(file, crate::Phase::Compiling)?;
     let mut loader = Loader {
         file,
         names: Names::default(),
@@ -150,6 +156,7 @@ pub(crate) fn load_with_exceptions(
 ) -> LResult<Model> {
     let (mut prog, names) = load_any_with_names(path, params, error)?;
     let (efile, etext) = read_model(exceptions, "exceptions")?;
+    budget::enter(&efile, crate::Phase::Exceptions)?;
     let value = parse_json(&etext, &efile, "exceptions")?;
     let root = Node::root(&value, &efile);
     let entries = match value {
@@ -169,6 +176,7 @@ pub(crate) fn load_with_exceptions(
 /// file, a syntax error or a duplicate key is a diagnostic with the line
 /// and column.
 fn parse_json(text: &str, file: &str, what: &str) -> LResult<Value> {
+    budget::enter(file, crate::Phase::Parsing)?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.trim().is_empty() {
         return Err(Box::new(Diagnostic::new(
@@ -177,7 +185,9 @@ fn parse_json(text: &str, file: &str, what: &str) -> LResult<Value> {
             format!("the {what} file is empty: expected a JSON object"),
         )));
     }
-    super::json::parse_strict(text).map_err(|e| syntax_error(text, file, &e))
+    let value = super::json::parse_strict(text).map_err(|e| syntax_error(text, file, &e))?;
+    budget::check(file)?;
+    Ok(value)
 }
 
 fn syntax_error(text: &str, file: &str, e: &serde_json::Error) -> Box<Diagnostic> {
@@ -338,6 +348,7 @@ impl<'a> Loader<'a> {
         }
         let mut raws = Vec::new();
         for tn in tnodes {
+            budget::check(self.file)?;
             raws.push(self.template_names(tn)?);
         }
         if self.names.templates.iter().all(|t| t.count == 0) {
@@ -493,20 +504,29 @@ fn product(slots: &[Vec<Val>], node: &Node) -> LResult<Vec<Box<[Val]>>> {
     if total > MAX_INIT_STORES as f64 {
         return Err(node.err(format!("`init: \"any\"` gives {total:.0} initial stores here; at most {MAX_INIT_STORES} are supported")));
     }
-    let mut out: Vec<Vec<Val>> = vec![Vec::with_capacity(slots.len())];
-    for choices in slots {
-        out = out
-            .into_iter()
-            .flat_map(|s| {
-                choices.iter().map(move |&v| {
-                    let mut s = s.clone();
-                    s.push(v);
-                    s
-                })
-            })
-            .collect();
+    if slots.iter().any(Vec::is_empty) {
+        return Ok(Vec::new());
     }
-    Ok(out.into_iter().map(Vec::into_boxed_slice).collect())
+    // An odometer over the slots' choices (the last slot turns fastest), so
+    // each store is built once: linear in the output, where extending every
+    // prefix slot by slot copied each prefix again (quadratic in the slots).
+    let mut out = Vec::with_capacity(total as usize);
+    let mut pick = vec![0usize; slots.len()];
+    loop {
+        out.push(slots.iter().zip(&pick).map(|(c, &i)| c[i]).collect());
+        let mut k = slots.len();
+        loop {
+            let Some(prev) = k.checked_sub(1) else {
+                return Ok(out);
+            };
+            k = prev;
+            pick[k] += 1;
+            if pick[k] < slots[k].len() {
+                break;
+            }
+            pick[k] = 0;
+        }
+    }
 }
 
 fn expect(node: &Node) -> LResult<Vec<(Mode, Verdict)>> {

@@ -15,11 +15,13 @@ impl<'a> Loader<'a> {
             return Err(node.err("a model needs at least one property"));
         }
         let mut out: Vec<Property> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for p in items {
+            super::budget::check(self.file)?;
             p.check_keys(&["name", "error", "invariant", "description"], "a property")?;
             let name_n = p.req("name", "the property name")?;
             let name = name_n.str("the property name")?.to_string();
-            if out.iter().any(|q| q.name == name) {
+            if !seen.insert(name.clone()) {
                 return Err(name_n.err(format!("duplicate property name `{name}`")));
             }
             if name == "assertions" || name == "model-errors" {
@@ -120,6 +122,7 @@ impl<'a> Loader<'a> {
         let mut out = Vec::new();
         let n_threads: u32 = self.names.templates.iter().map(|t| t.count).sum();
         for e in node.array("exception entries")? {
+            super::budget::check(self.file)?;
             e.check_keys(
                 &["when", "threads", "one", "others", "over"],
                 "an exception entry",
@@ -161,7 +164,7 @@ impl<'a> Loader<'a> {
                         None => (0..self.names.templates.len()).collect(),
                         Some(o) => {
                             let s = o.str("a thread template name")?;
-                            match self.names.templates.iter().position(|t| t.name == s) {
+                            match self.names.template(s) {
                                 Some(i) => vec![i],
                                 None => {
                                     let hint = did_you_mean(s, self.names.templates.iter().map(|t| t.name.as_str())).map(|h| format!(" (did you mean `{h}`?)")).unwrap_or_default();

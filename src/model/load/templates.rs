@@ -1,6 +1,7 @@
 //! Thread templates: locations, groups, locals, transitions, rendezvous.
 
 use super::*;
+use std::collections::HashMap;
 
 impl<'a> Loader<'a> {
     /// A rendezvous: `c!e`, `c!`, `c?x`, `c?a[i]` or `c?`.
@@ -67,7 +68,7 @@ impl<'a> Loader<'a> {
         let name_n = tn.req("name", "the template name")?;
         let name = name_n.str("the template name")?.to_string();
         check_ident(&name_n, &name, "thread template")?;
-        if self.names.templates.iter().any(|t| t.name == name) {
+        if self.names.template(&name).is_some() {
             return Err(name_n.err(format!("duplicate thread template name `{name}`")));
         }
         if self.names.globals.find(&name).is_some()
@@ -91,13 +92,7 @@ impl<'a> Loader<'a> {
         };
         let (locals, local_init) = match tn.get("locals") {
             Some(l) => self.layout(&l, 1, "locals")?,
-            None => (
-                Layout {
-                    vars: Vec::new(),
-                    slots: 1,
-                },
-                Vec::new(),
-            ),
+            None => (Layout::starting_at(1), Vec::new()),
         };
         for v in &locals.vars {
             let other = if self.names.globals.find(&v.name).is_some() {
@@ -119,9 +114,10 @@ impl<'a> Loader<'a> {
             None => None,
             Some(ln) => {
                 let mut v: Vec<String> = Vec::new();
+                let mut seen = std::collections::HashSet::new();
                 for x in ln.array("declared locations")? {
                     let s = location_name(&x)?;
-                    if v.iter().any(|l| l == s) {
+                    if !seen.insert(s) {
                         return Err(x.err(format!("location `{s}` is declared twice")));
                     }
                     v.push(s.to_string());
@@ -133,8 +129,12 @@ impl<'a> Loader<'a> {
             }
         };
         let mut locations: Vec<String> = declared.clone().unwrap_or_default();
+        let mut location_ids: HashMap<String, u16> = HashMap::new();
+        for (i, l) in locations.iter().enumerate() {
+            location_ids.insert(l.clone(), i as u16);
+        }
         let mut note = |node: &Node<'a>, s: &str| -> LResult<()> {
-            if locations.iter().any(|l| l == s) {
+            if location_ids.contains_key(s) {
                 return Ok(());
             }
             if let Some(d) = &declared {
@@ -145,6 +145,13 @@ impl<'a> Loader<'a> {
                     "`{s}` is not among the template's declared `locations`{hint}"
                 )));
             }
+            if locations.len() > u16::MAX as usize {
+                return Err(node.err(format!(
+                    "too many locations: at most {} per template",
+                    u16::MAX as usize + 1
+                )));
+            }
+            location_ids.insert(s.to_string(), locations.len() as u16);
             locations.push(s.to_string());
             Ok(())
         };
@@ -178,14 +185,14 @@ impl<'a> Loader<'a> {
                 self.file, start_n.path
             ));
         }
-        let start = locations.iter().position(|l| *l == start_name).unwrap_or(0) as u16;
+        let start = location_ids.get(&start_name).copied().unwrap_or(0);
         if locations.len() > u16::MAX as usize {
             return Err(tn.err("too many locations"));
         }
         let mut groups = Vec::new();
         if let Some(g) = tn.get("groups") {
             for (gname, members) in g.entries("groups (name -> array of locations)")? {
-                if locations.iter().any(|l| l == gname) {
+                if location_ids.contains_key(gname) {
                     return Err(members.err(format!(
                         "the group `{gname}` has the same name as a location"
                     )));
@@ -193,7 +200,7 @@ impl<'a> Loader<'a> {
                 let mut locs = Vec::new();
                 for m in members.array("the group's locations")? {
                     let s = location_name(&m)?;
-                    let Some(i) = locations.iter().position(|l| l == s) else {
+                    let Some(&i) = location_ids.get(s) else {
                         let mut d = *m.err(format!("the group `{gname}` names `{s}`, which is not a location of `{name}` (locations are the names used in start, from and to)"));
                         if let Some(h) = did_you_mean(s, locations.iter().map(|s| s.as_str())) {
                             d = d.note(format!("did you mean `{h}`?"));
@@ -203,7 +210,7 @@ impl<'a> Loader<'a> {
                             locations.join(", ")
                         ))));
                     };
-                    locs.push(i as u16);
+                    locs.push(i);
                 }
                 groups.push((gname.to_string(), locs));
             }
@@ -214,8 +221,8 @@ impl<'a> Loader<'a> {
                 let mut out = Vec::new();
                 for m in f.array("the final locations (or groups)")? {
                     let s = location_name(&m)?;
-                    if let Some(i) = locations.iter().position(|l| l == s) {
-                        out.push(i as u16);
+                    if let Some(&i) = location_ids.get(s) {
+                        out.push(i);
                     } else if let Some((_, locs)) = groups.iter().find(|(g, _)| g == s) {
                         out.extend(locs);
                     } else {
@@ -233,11 +240,12 @@ impl<'a> Loader<'a> {
             }
         };
         let first_thread = self.names.templates.iter().map(|t| t.count).sum();
-        self.names.templates.push(TplNames {
+        self.names.push_template(TplNames {
             name,
             count,
             first_thread,
             locations,
+            location_ids,
             groups,
             locals,
         });
@@ -254,7 +262,7 @@ impl<'a> Loader<'a> {
     pub(super) fn template(&self, ti: usize, raw: RawTemplate<'a>) -> LResult<Template> {
         let names = &self.names.templates[ti];
         let scope = Scope::Thread(ti);
-        let loc_index = |n: &str| names.locations.iter().position(|l| l == n).unwrap_or(0) as u16;
+        let loc_index = |n: &str| names.location(n).unwrap_or(0);
         let mut transitions = Vec::new();
         for (j, t) in raw
             .node
@@ -263,6 +271,7 @@ impl<'a> Loader<'a> {
             .into_iter()
             .enumerate()
         {
+            super::budget::check(self.file)?;
             t.check_keys(
                 &["from", "to", "when", "do", "assert", "label", "sync"],
                 "a transition",

@@ -30,21 +30,13 @@ impl<'a> Loader<'a> {
         first_slot: u32,
         what: &str,
     ) -> LResult<(Layout, SlotInit)> {
-        let mut layout = Layout {
-            vars: Vec::new(),
-            slots: first_slot,
-        };
+        let mut layout = Layout::starting_at(first_slot);
         let mut init = Vec::new();
         for (name, spec) in node.entries(&format!("{what} (name -> variable spec)"))? {
+            super::budget::check(self.file)?;
             check_ident(&spec, name, "variable")?;
             let (domain, len, slot_init) = self.var_spec(&spec)?;
-            layout.vars.push(Var {
-                name: name.to_string(),
-                domain,
-                len,
-                slot: layout.slots,
-            });
-            layout.slots += len.unwrap_or(1);
+            layout.push(name.to_string(), domain, len);
             init.extend(slot_init);
         }
         Ok((layout, init))

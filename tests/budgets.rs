@@ -1,0 +1,194 @@
+//! Budgets from the first byte read (issue 19): a load that outlasts
+//! `--timeout` or `--max-memory` ends `unknown` with its phase and exit 3;
+//! loading is linear (a weft/1 array of the documented maximum length
+//! loads well within a 10 s budget); the watchdog stops a run that no
+//! cooperative check can; a panic is an internal error with exit 4.
+
+mod cli;
+
+use cli::weft;
+use std::path::{Path, PathBuf};
+
+/// A weft/1 model with one global array of `len` cells of 0..1; the
+/// property fails after one step.
+fn array_model(dir: &Path, len: usize) -> PathBuf {
+    let model = serde_json::json!({
+        "format": "weft/1",
+        "name": "big-array",
+        "globals": {"a": {"type": "array", "len": len,
+                          "of": {"type": "int", "min": 0, "max": 1}, "init": 0}},
+        "threads": [{"name": "t", "start": "a",
+                     "transitions": [{"from": "a", "to": "b", "do": "a[0] := 1"}]}],
+        "properties": [{"name": "p", "invariant": "a[0] == 0"}]
+    });
+    let path = dir.join(format!("array-{len}.json"));
+    std::fs::write(&path, model.to_string()).unwrap();
+    path
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("weft-budgets-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn an_array_of_the_documented_maximum_length_loads_within_the_budget() {
+    // Was 67 s (initial stores built by copying every prefix); now well
+    // under a second, so a 10 s budget is generous even on a loaded CI.
+    let dir = scratch("max-array");
+    let model = array_model(&dir, 1_000_000);
+    let run = weft(&[
+        "check",
+        model.to_str().unwrap(),
+        "--timeout",
+        "10",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(
+        run.stdout.contains("\"verdict\":\"unsafe\""),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_load_that_outlasts_the_timeout_is_unknown_with_its_phase() {
+    let dir = scratch("load-timeout");
+    let model = array_model(&dir, 1_000_000);
+    let run = weft(&["check", model.to_str().unwrap(), "--timeout", "0.01"]);
+    assert_eq!(run.code, Some(3), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .contains("unknown — time budget of 0.01 s exhausted while"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("nothing was checked"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("next: raise `--timeout`"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_load_over_the_memory_budget_is_unknown_with_its_phase() {
+    // 1 MiB: less than any process's resident memory, so the first check
+    // of the load stops it.
+    let run = weft(&[
+        "check",
+        "models/peterson.json",
+        "--max-memory",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, Some(3), "{}{}", run.stdout, run.stderr);
+    let line: serde_json::Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    assert_eq!(line["verdict"], "unknown");
+    assert_eq!(line["summary"]["exit_code"], 3);
+    let reason = line["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("memory budget of 1 MiB exhausted while"),
+        "{reason}"
+    );
+    assert!(line["next_step"].as_str().unwrap().contains("--max-memory"));
+}
+
+#[test]
+fn the_watchdog_stops_a_run_that_overruns_its_timeout_outside_any_check() {
+    let started = std::time::Instant::now();
+    let out = assert_cmd::Command::cargo_bin("weft")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("WEFT_TEST_STALL_SECONDS", "60")
+        .args(["check", "models/peterson.json", "--timeout", "1"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{stdout}");
+    assert!(
+        started.elapsed().as_secs() < 30,
+        "the 60 s stall was not cut short"
+    );
+    assert!(
+        stdout.contains("unknown — time budget of 1 s exhausted while compiling the model"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_panic_is_an_internal_error_with_exit_code_4() {
+    let out = assert_cmd::Command::cargo_bin("weft")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("WEFT_TEST_INTERNAL_ERROR", "1")
+        .args(["check", "models/peterson.json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(stderr.starts_with("weft: internal error: "), "{stderr}");
+    assert!(stderr.contains("Please report it"), "{stderr}");
+    assert!(!stderr.contains("panicked at"), "{stderr}");
+    assert!(!stderr.contains("RUST_BACKTRACE"), "{stderr}");
+}
+
+/// Every file under `dir`, recursively, with one of `extensions`.
+fn files(dir: &Path, extensions: &[&str], out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            files(&p, extensions, out);
+        } else if p
+            .extension()
+            .and_then(|x| x.to_str())
+            .is_some_and(|x| extensions.contains(&x))
+        {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn no_shipped_or_test_input_reaches_the_internal_error_handler() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut inputs = Vec::new();
+    for dir in ["models", "tests/data"] {
+        files(&root.join(dir), &["json", "dve"], &mut inputs);
+    }
+    assert!(inputs.len() >= 60, "found only {} inputs", inputs.len());
+    for input in &inputs {
+        let path = input.to_str().unwrap();
+        for mode in ["standard", "cartesian-exc"] {
+            let run = weft(&[
+                "check",
+                path,
+                "--mode",
+                mode,
+                "--max-states",
+                "20000",
+                "--timeout",
+                "10",
+            ]);
+            assert_ne!(run.code, Some(4), "{path} --mode {mode}: {}", run.stderr);
+            assert!(
+                run.code.is_some(),
+                "{path} --mode {mode}: killed by a signal"
+            );
+            for bad in ["internal error", "panicked", "overflowed its stack"] {
+                assert!(
+                    !run.stderr.contains(bad),
+                    "{path} --mode {mode}: {}",
+                    run.stderr
+                );
+            }
+        }
+    }
+}
