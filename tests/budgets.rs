@@ -6,7 +6,7 @@
 
 mod cli;
 
-use cli::weft;
+use cli::{weft, weft_with_env};
 use std::path::{Path, PathBuf};
 
 /// A weft/1 model with one global array of `len` cells of 0..1; the
@@ -101,15 +101,12 @@ fn a_load_over_the_memory_budget_is_unknown_with_its_phase() {
 #[test]
 fn the_watchdog_stops_a_run_that_overruns_its_timeout_outside_any_check() {
     let started = std::time::Instant::now();
-    let out = assert_cmd::Command::cargo_bin("weft")
-        .unwrap()
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("WEFT_TEST_STALL_SECONDS", "60")
-        .args(["check", "models/peterson.json", "--timeout", "1"])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(3), "{stdout}");
+    let run = weft_with_env(
+        &[("WEFT_TEST_STALL_SECONDS", "60")],
+        &["check", "models/peterson.json", "--timeout", "1"],
+    );
+    let stdout = run.stdout;
+    assert_eq!(run.code, Some(3), "{stdout}");
     assert!(
         started.elapsed().as_secs() < 30,
         "the 60 s stall was not cut short"
@@ -122,15 +119,12 @@ fn the_watchdog_stops_a_run_that_overruns_its_timeout_outside_any_check() {
 
 #[test]
 fn a_panic_is_an_internal_error_with_exit_code_4() {
-    let out = assert_cmd::Command::cargo_bin("weft")
-        .unwrap()
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("WEFT_TEST_INTERNAL_ERROR", "1")
-        .args(["check", "models/peterson.json"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    let run = weft_with_env(
+        &[("WEFT_TEST_INTERNAL_ERROR", "1")],
+        &["check", "models/peterson.json"],
+    );
+    let stderr = run.stderr;
+    assert_eq!(run.code, Some(4), "{stderr}");
     assert!(stderr.starts_with("weft: internal error: "), "{stderr}");
     assert!(stderr.contains("Please report it"), "{stderr}");
     assert!(!stderr.contains("panicked at"), "{stderr}");

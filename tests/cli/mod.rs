@@ -13,9 +13,15 @@ pub struct Run {
 
 /// `weft ARGS…`, run from the repository's root.
 pub fn weft(args: &[&str]) -> Run {
+    weft_with_env(&[], args)
+}
+
+/// `weft ARGS…` with environment variables `env` set.
+pub fn weft_with_env(env: &[(&str, &str)], args: &[&str]) -> Run {
     let out = Command::cargo_bin("weft")
         .unwrap()
         .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .envs(env.iter().copied())
         .args(args)
         .output()
         .unwrap();
