@@ -78,7 +78,7 @@ impl Emit<'_> {
 #[derive(Debug, thiserror::Error)]
 enum Error {
     /// The variable's initial value is not a constant expression.
-    #[error("the initial value of `{0}` must be a constant")]
+    #[error("the initial value of `{0}` must be a constant (within 64 bits, no division by zero)")]
     InitNotConstant(String),
 }
 

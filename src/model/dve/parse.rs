@@ -236,7 +236,7 @@ impl<'a> Parser<'a> {
                 self.lx.err(
                     at,
                     1,
-                    "a constant's value must be a constant expression",
+                    "a constant's value must be a constant expression (within 64 bits, no division by zero)",
                     "not constant",
                 )
             })?;
@@ -279,8 +279,12 @@ impl<'a> Parser<'a> {
                 let lat = self.at();
                 let e = self.expr()?;
                 let n = self.const_eval(&e).ok_or_else(|| {
-                    self.lx
-                        .err(lat, 1, "an array length must be a constant", "not constant")
+                    self.lx.err(
+                        lat,
+                        1,
+                        "an array length must be a constant (within 64 bits, no division by zero)",
+                        "not constant",
+                    )
                 })?;
                 // The bounds of weft/1 (src/model/load/vars.rs), checked
                 // here, before the translation allocates the cells.
