@@ -208,3 +208,52 @@ fn a_weft_invariant_nested_10000_deep_exits_2_at_its_place() {
         "the expression is nested too deeply (more than 256 levels)",
     );
 }
+
+/// Runs `f` on a thread with a program's main-thread stack (8 MiB).
+fn on_main_stack(f: impl FnOnce() + Send + 'static) {
+    std::thread::Builder::new()
+        .stack_size(8 << 20)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+#[test]
+fn many_transitions_do_not_make_deep_predicates() {
+    // The built-in `deadlock` and `assertions` join every transition's
+    // guard or assertion: 60000 of them from one location once made a
+    // chain 60000 deep, which overflowed the stack when evaluated.
+    on_main_stack(|| {
+        let n = 60_000;
+        let trans = vec!["a -> b { guard x == 1; }"; n].join(", ");
+        let text =
+            format!("byte x = 0; process P {{ state a, b; init a; trans {trans}; }} system async;");
+        let m = Model::from_dve(&text, "many.dve", None).unwrap();
+        let report = m
+            .check(weft::Mode::Standard, &weft::CheckOptions::default())
+            .unwrap();
+        assert_eq!(report.verdict(), weft::Verdict::Unsafe, "the deadlock in a");
+        let _ = m.to_promela(&[]);
+
+        let tr =
+            weft::serde_json::json!({"from": "a", "to": "b", "when": "x == 1", "assert": "x == 0"});
+        let json = weft::serde_json::json!({
+            "format": "weft/1", "name": "many",
+            "globals": {"x": {"type": "int", "min": 0, "max": 3, "init": 0}},
+            "threads": [{"name": "p", "start": "a", "transitions": vec![tr; n]}],
+            "properties": [{"name": "e", "invariant": "x <= 3"}],
+            "check-deadlock": true
+        });
+        let m = Model::from_json(&json.to_string(), "many.json").unwrap();
+        let report = m
+            .check(weft::Mode::Standard, &weft::CheckOptions::default())
+            .unwrap();
+        assert_eq!(
+            report.outcomes.len(),
+            4,
+            "e, deadlock, assertions, model-errors"
+        );
+        let _ = m.to_promela(&[]);
+    });
+}

@@ -63,7 +63,7 @@ pub(super) fn formula(templates: &[Template], channels: usize) -> CExpr {
         );
         conjuncts.push(CExpr::Un(UnOp::Not, Box::new(possible)));
     }
-    conjuncts.into_iter().reduce(and).unwrap_or(CExpr::Const(0))
+    balanced(conjuncts, BinOp::And).unwrap_or(CExpr::Const(0))
 }
 
 /// A per-thread predicate: the thread is at a location where one of its
@@ -101,14 +101,14 @@ fn offers(templates: &[Template], which: impl Fn(&Transition) -> bool) -> CExpr 
             if unguarded[loc] {
                 continue;
             }
-            if let Some(g) = guards.into_iter().reduce(or) {
+            if let Some(g) = balanced(guards, BinOp::Or) {
                 let mut one = vec![false; t.locations.len()];
                 one[loc] = true;
                 guarded_at[loc] = true;
                 disjuncts.push(and(mask_of(ti, &one), g));
             }
         }
-        if let Some(d) = disjuncts.into_iter().reduce(or) {
+        if let Some(d) = balanced(disjuncts, BinOp::Or) {
             per_template.push(and(mask_of(ti, &guarded_at), d));
         }
         always.push(if unguarded.iter().any(|m| *m) {
@@ -122,10 +122,27 @@ fn offers(templates: &[Template], which: impl Fn(&Transition) -> bool) -> CExpr 
     } else {
         None
     };
-    head.into_iter()
-        .chain(per_template)
-        .reduce(or)
-        .unwrap_or(CExpr::Const(0))
+    balanced(head.into_iter().chain(per_template).collect(), BinOp::Or).unwrap_or(CExpr::Const(0))
+}
+
+/// `items` joined by `op` (`&&` or `||`) as a balanced tree: the same value
+/// and the same left-to-right, short-circuit evaluation as the left-nested
+/// chain, but logarithmic depth, so that a template with many transitions
+/// (or many templates) cannot make a predicate deep enough to overflow the
+/// stack where it is evaluated, compiled or exported.
+pub(super) fn balanced(mut items: Vec<CExpr>, op: BinOp) -> Option<CExpr> {
+    while items.len() > 1 {
+        let mut next = Vec::with_capacity(items.len().div_ceil(2));
+        let mut it = items.into_iter();
+        while let Some(a) = it.next() {
+            next.push(match it.next() {
+                Some(b) => CExpr::Bin(op, Box::new(a), Box::new(b)),
+                None => a,
+            });
+        }
+        items = next;
+    }
+    items.pop()
 }
 
 fn and(a: CExpr, b: CExpr) -> CExpr {
