@@ -36,7 +36,7 @@ for p in jsons:
     put("json_model", data)
     try:
         walk(json.loads(data))
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
 for slot, e in sorted(exprs):
     put("expr", bytes([slot]) + e.encode())

@@ -65,7 +65,8 @@ for t in $targets; do
         -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10 \
         -max_total_time="$seconds" -dict="../$dict" \
         -artifact_prefix="artifacts/$t/" ${FUZZ_ARGS:-}) 2>&1 | tee "$log" |
-        grep -E '^#[0-9]+:|INFO: (fuzzed|exiting)|==ERROR|panicked|overflow|Deadly|CRASH|Test unit written' || true
+        grep --line-buffered -v NEW_FUNC |
+        grep --line-buffered -E '^#[0-9]+:|INFO: (fuzzed|exiting)|==ERROR|panicked|overflowed|Deadly|CRASH|Test unit written' || true
     last=$(grep -E '^#[0-9]+:' "$log" | tail -1 || true)
     echo "-- $t: last status: ${last:-none}"
     if [ "${FUZZ_NO_CMIN:-}" != 1 ]; then
