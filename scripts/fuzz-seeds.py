@@ -13,9 +13,19 @@ def put(target, data):
     with open(os.path.join(d, hashlib.sha1(data).hexdigest()), "wb") as f:
         f.write(data)
 
+if os.path.isdir(out):
+    import shutil
+    shutil.rmtree(out)
+
+def keep(p):
+    # Open findings (tests/data/fuzz/open/) would only be found again.
+    return os.sep + os.path.join("fuzz", "open") + os.sep not in p
+
 jsons = sorted(glob.glob(os.path.join(root, "models", "*.json"))
                + glob.glob(os.path.join(root, "tests", "data", "**", "*.json"), recursive=True))
 dves = sorted(glob.glob(os.path.join(root, "tests", "data", "**", "*.dve"), recursive=True))
+jsons = [p for p in jsons if keep(p)]
+dves = [p for p in dves if keep(p)]
 
 # Slots of fuzz/entries.rs's EXPR_SLOTS: property, invariant, when, do, len, exception.
 SLOT = {"error": 0, "invariant": 1, "when": 2, "do": 3, "len": 4, "one": 5, "others": 5}

@@ -79,6 +79,10 @@ for t in $targets; do
         if [ -n "$(ls -A "$tmp")" ]; then
             rm -rf "fuzz/corpus/$t" && mv "$tmp" "fuzz/corpus/$t"
         fi
+        # Kept small in git: inputs over 8 KiB (mostly the seed models and
+        # their mutants; the seeds come back from models/ and tests/data/
+        # on every run) stay in the working corpus only.
+        find "fuzz/corpus/$t" -type f -size +8k -delete
         echo "-- $t: corpus $(ls "fuzz/corpus/$t" | wc -l) inputs, $(du -sh "fuzz/corpus/$t" | cut -f1)"
     fi
     found=$(ls "fuzz/artifacts/$t" 2>/dev/null | grep -cE '^(crash|oom|timeout|leak)-' || true)
