@@ -43,6 +43,28 @@ pub(crate) enum Quant {
 pub(crate) struct Expr {
     pub(crate) kind: ExprKind,
     pub(crate) span: Span,
+    /// The depth of the tree below and including this node (a leaf is 1),
+    /// kept as it is built so that the parser refuses a too deep tree
+    /// before it grows (even dropping a very deep tree recurses).
+    depth: usize,
+}
+
+impl Expr {
+    fn new(kind: ExprKind, span: Span) -> Expr {
+        let below = match &kind {
+            ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Name(_) | ExprKind::At(None, ..) => 0,
+            ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => a.depth.max(b.depth),
+            ExprKind::Field(a, ..)
+            | ExprKind::At(Some(a), ..)
+            | ExprKind::Unary(_, a)
+            | ExprKind::Quant(_, _, a) => a.depth,
+        };
+        Expr {
+            kind,
+            span,
+            depth: below + 1,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -271,13 +293,13 @@ impl Parser {
     fn leave(&mut self) {
         self.nesting -= 1;
     }
-    /// Bounds a left-associative chain `a + b + c …` (its tree depth).
-    fn chain(&self, len: &mut usize) -> PResult<()> {
-        *len += 1;
-        if *len > MAX_DEPTH {
+    /// Refuses a node deeper than `MAX_DEPTH`, as soon as it is built (a
+    /// left-associative chain `a + b + c …` nests one level per operator).
+    fn shallow(&self, e: Expr) -> PResult<Expr> {
+        if e.depth > MAX_DEPTH {
             return Err(self.too_deep());
         }
-        Ok(())
+        Ok(e)
     }
 
     fn expr(&mut self) -> PResult<Expr> {
@@ -288,7 +310,7 @@ impl Parser {
         let mut e = self.or()?;
         if self.eat("->") {
             let rhs = self.implies()?;
-            e = bin(BinOp::Implies, e, rhs);
+            e = self.shallow(bin(BinOp::Implies, e, rhs))?;
         }
         self.leave();
         Ok(e)
@@ -299,7 +321,7 @@ impl Parser {
         while self.eat("||") || self.eat_word("or") {
             rest.push(self.and()?);
         }
-        Ok(balanced(BinOp::Or, first, rest))
+        self.shallow(balanced(BinOp::Or, first, rest))
     }
     fn and(&mut self) -> PResult<Expr> {
         let first = self.cmp()?;
@@ -307,7 +329,7 @@ impl Parser {
         while self.eat("&&") || self.eat_word("and") {
             rest.push(self.cmp()?);
         }
-        Ok(balanced(BinOp::And, first, rest))
+        self.shallow(balanced(BinOp::And, first, rest))
     }
     fn eat_word(&mut self, w: &str) -> bool {
         if matches!(self.peek(), Tok::Ident(s) if s == w) {
@@ -337,41 +359,34 @@ impl Parser {
                 label: "add parentheses or split with `&&`".into(),
             });
         }
-        Ok(bin(op, lhs, rhs))
+        self.shallow(bin(op, lhs, rhs))
     }
     fn bitor(&mut self) -> PResult<Expr> {
         let mut lhs = self.bitxor()?;
-        let mut len = 0;
         while self.eat("|") {
-            self.chain(&mut len)?;
             let rhs = self.bitxor()?;
-            lhs = bin(BinOp::BitOr, lhs, rhs);
+            lhs = self.shallow(bin(BinOp::BitOr, lhs, rhs))?;
         }
         Ok(lhs)
     }
     fn bitxor(&mut self) -> PResult<Expr> {
         let mut lhs = self.bitand()?;
-        let mut len = 0;
         while self.eat("^") {
-            self.chain(&mut len)?;
             let rhs = self.bitand()?;
-            lhs = bin(BinOp::BitXor, lhs, rhs);
+            lhs = self.shallow(bin(BinOp::BitXor, lhs, rhs))?;
         }
         Ok(lhs)
     }
     fn bitand(&mut self) -> PResult<Expr> {
         let mut lhs = self.shift()?;
-        let mut len = 0;
         while self.eat("&") {
-            self.chain(&mut len)?;
             let rhs = self.shift()?;
-            lhs = bin(BinOp::BitAnd, lhs, rhs);
+            lhs = self.shallow(bin(BinOp::BitAnd, lhs, rhs))?;
         }
         Ok(lhs)
     }
     fn shift(&mut self) -> PResult<Expr> {
         let mut lhs = self.add()?;
-        let mut len = 0;
         loop {
             let op = match self.peek() {
                 Tok::Sym("<<") => BinOp::Shl,
@@ -379,14 +394,12 @@ impl Parser {
                 _ => return Ok(lhs),
             };
             self.bump();
-            self.chain(&mut len)?;
             let rhs = self.add()?;
-            lhs = bin(op, lhs, rhs);
+            lhs = self.shallow(bin(op, lhs, rhs))?;
         }
     }
     fn add(&mut self) -> PResult<Expr> {
         let mut lhs = self.mul()?;
-        let mut len = 0;
         loop {
             let op = match self.peek() {
                 Tok::Sym("+") => BinOp::Add,
@@ -394,14 +407,12 @@ impl Parser {
                 _ => return Ok(lhs),
             };
             self.bump();
-            self.chain(&mut len)?;
             let rhs = self.mul()?;
-            lhs = bin(op, lhs, rhs);
+            lhs = self.shallow(bin(op, lhs, rhs))?;
         }
     }
     fn mul(&mut self) -> PResult<Expr> {
         let mut lhs = self.unary()?;
-        let mut len = 0;
         loop {
             let op = match self.peek() {
                 Tok::Sym("*") => BinOp::Mul,
@@ -410,9 +421,8 @@ impl Parser {
                 _ => return Ok(lhs),
             };
             self.bump();
-            self.chain(&mut len)?;
             let rhs = self.unary()?;
-            lhs = bin(op, lhs, rhs);
+            lhs = self.shallow(bin(op, lhs, rhs))?;
         }
     }
     fn unary(&mut self) -> PResult<Expr> {
@@ -430,38 +440,24 @@ impl Parser {
         let e = self.unary()?;
         self.leave();
         let span = start.to(e.span);
-        Ok(Expr {
-            kind: ExprKind::Unary(op, Box::new(e)),
-            span,
-        })
+        self.shallow(Expr::new(ExprKind::Unary(op, Box::new(e)), span))
     }
     fn postfix(&mut self) -> PResult<Expr> {
         let mut e = self.primary()?;
-        let mut len = 0;
         loop {
-            self.chain(&mut len)?;
             if self.eat("[") {
                 let idx = self.expr()?;
                 let close = self.expect("]", "to close the index")?;
                 let span = e.span.to(close);
-                e = Expr {
-                    kind: ExprKind::Index(Box::new(e), Box::new(idx)),
-                    span,
-                };
+                e = self.shallow(Expr::new(ExprKind::Index(Box::new(e), Box::new(idx)), span))?;
             } else if self.eat(".") {
                 let (name, sp) = self.ident("a local variable name after `.`")?;
                 let span = e.span.to(sp);
-                e = Expr {
-                    kind: ExprKind::Field(Box::new(e), name, sp),
-                    span,
-                };
+                e = self.shallow(Expr::new(ExprKind::Field(Box::new(e), name, sp), span))?;
             } else if self.eat("@") {
                 let (name, sp) = self.ident("a location or group name after `@`")?;
                 let span = e.span.to(sp);
-                e = Expr {
-                    kind: ExprKind::At(Some(Box::new(e)), name, sp),
-                    span,
-                };
+                e = self.shallow(Expr::new(ExprKind::At(Some(Box::new(e)), name, sp), span))?;
             } else {
                 return Ok(e);
             }
@@ -472,10 +468,7 @@ impl Parser {
         match tok {
             Tok::Int(v) => {
                 self.bump();
-                Ok(Expr {
-                    kind: ExprKind::Int(v),
-                    span,
-                })
+                Ok(Expr::new(ExprKind::Int(v), span))
             }
             Tok::Sym("(") => {
                 self.bump();
@@ -487,10 +480,7 @@ impl Parser {
             Tok::Sym("@") => {
                 self.bump();
                 let (name, sp) = self.ident("a location or group name after `@`")?;
-                Ok(Expr {
-                    kind: ExprKind::At(None, name, sp),
-                    span: span.to(sp),
-                })
+                Ok(Expr::new(ExprKind::At(None, name, sp), span.to(sp)))
             }
             Tok::Ident(name)
                 if name == "int"
@@ -503,25 +493,19 @@ impl Parser {
                 self.bump();
                 let e = self.expr()?;
                 let close = self.expect(")", "to close `int(`")?;
-                Ok(Expr {
-                    kind: ExprKind::Unary(UnOp::ToInt, Box::new(e)),
-                    span: span.to(close),
-                })
+                self.shallow(Expr::new(
+                    ExprKind::Unary(UnOp::ToInt, Box::new(e)),
+                    span.to(close),
+                ))
             }
             Tok::Ident(name) => {
                 self.bump();
                 let quant = match name.as_str() {
                     "true" => {
-                        return Ok(Expr {
-                            kind: ExprKind::Bool(true),
-                            span,
-                        });
+                        return Ok(Expr::new(ExprKind::Bool(true), span));
                     }
                     "false" => {
-                        return Ok(Expr {
-                            kind: ExprKind::Bool(false),
-                            span,
-                        });
+                        return Ok(Expr::new(ExprKind::Bool(false), span));
                     }
                     "count" => Some(Quant::Count),
                     "exists" => Some(Quant::Exists),
@@ -530,10 +514,7 @@ impl Parser {
                 };
                 match quant {
                     Some(q) if *self.peek() == Tok::Sym("(") => self.quant(q, span),
-                    _ => Ok(Expr {
-                        kind: ExprKind::Name(name),
-                        span,
-                    }),
+                    _ => Ok(Expr::new(ExprKind::Name(name), span)),
                 }
             }
             _ => Err(self.unexpected("a value, a name or `(`")),
@@ -549,10 +530,10 @@ impl Parser {
         self.expect(":", "after the template name, as in `count(p: @crit)`")?;
         let body = self.expr()?;
         let close = self.expect(")", "to close the quantifier")?;
-        Ok(Expr {
-            kind: ExprKind::Quant(q, scope, Box::new(body)),
-            span: start.to(close),
-        })
+        self.shallow(Expr::new(
+            ExprKind::Quant(q, scope, Box::new(body)),
+            start.to(close),
+        ))
     }
     fn at_end(&self, what: &str) -> PResult<()> {
         let label = match self.peek() {
@@ -604,29 +585,8 @@ fn balanced(op: BinOp, first: Expr, rest: Vec<Expr>) -> Expr {
     items.swap_remove(0)
 }
 
-/// The depth of an expression tree, computed without recursion.
-fn depth(e: &Expr) -> usize {
-    let mut max = 0;
-    let mut stack = vec![(e, 1)];
-    while let Some((e, d)) = stack.pop() {
-        max = max.max(d);
-        match &e.kind {
-            ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Name(_) | ExprKind::At(None, ..) => {}
-            ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => {
-                stack.push((a, d + 1));
-                stack.push((b, d + 1));
-            }
-            ExprKind::Field(a, ..)
-            | ExprKind::At(Some(a), ..)
-            | ExprKind::Unary(_, a)
-            | ExprKind::Quant(_, _, a) => stack.push((a, d + 1)),
-        }
-    }
-    max
-}
-
 fn check_depth(e: &Expr) -> Result<(), ParseError> {
-    if depth(e) > MAX_DEPTH {
+    if e.depth > MAX_DEPTH {
         return Err(ParseError {
             message: format!("the expression is nested too deeply (more than {MAX_DEPTH} levels)"),
             span: e.span,
@@ -638,10 +598,7 @@ fn check_depth(e: &Expr) -> Result<(), ParseError> {
 
 fn bin(op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
     let span = lhs.span.to(rhs.span);
-    Expr {
-        kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
-        span,
-    }
+    Expr::new(ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), span)
 }
 
 /// Parses a whole expression (a guard, an update's right-hand side, a
@@ -764,6 +721,19 @@ mod tests {
         let err = parse_expr("0 < x < 3").unwrap_err();
         assert!(err.message.contains("do not chain"), "{}", err.message);
         assert_eq!(err.span, Span::new(6, 7));
+    }
+
+    #[test]
+    fn a_too_deep_tree_is_refused_where_it_grows_too_deep() {
+        // Refused at the operator where the tree passes MAX_DEPTH, before
+        // the rest is built (a tree checked only at the end could already
+        // be deep enough to overflow the stack when dropped).
+        let src = vec!["x"; 2 * MAX_DEPTH].join(" + ");
+        let err = parse_expr(&src).unwrap_err();
+        assert!(err.message.contains("nested too deeply"), "{}", err.message);
+        assert_eq!(err.span.start, 4 * MAX_DEPTH + 2, "{:?}", err.span);
+        let nested = format!("{}x{}", "(".repeat(300), ")".repeat(300));
+        assert_eq!(parse_expr(&nested).unwrap_err().span.start, MAX_DEPTH);
     }
 
     #[test]

@@ -78,7 +78,7 @@ impl Emit<'_> {
 #[derive(Debug, thiserror::Error)]
 enum Error {
     /// The variable's initial value is not a constant expression.
-    #[error("the initial value of `{0}` must be a constant")]
+    #[error("the initial value of `{0}` must be a constant (within 64 bits, no division by zero)")]
     InitNotConstant(String),
 }
 
@@ -94,9 +94,11 @@ fn var_json(v: &DVar, consts: &Parser) -> Result<Value, Error> {
         })
         .collect::<Result<_, _>>()?;
     // DiVinE stores initial values truncated like any other assignment.
+    // (Without `x + 32768`, which could overflow on a huge constant.)
     let wrap = |x: i64| {
         if v.is_int {
-            ((x + 32768).rem_euclid(65536)) - 32768
+            let r = x.rem_euclid(65536);
+            if r > 32767 { r - 65536 } else { r }
         } else {
             x.rem_euclid(256)
         }
@@ -109,9 +111,16 @@ fn var_json(v: &DVar, consts: &Parser) -> Result<Value, Error> {
             s
         }
         Some(n) => {
+            // `n` is within 1..=1000000 (the parser checked it). Cells all
+            // equal (all zero, most often) are written as one value, so a
+            // large array costs nothing in the translation.
             let mut cells: Vec<i64> = values.into_iter().map(wrap).collect();
-            cells.resize(n as usize, 0);
-            json!({"type": "array", "len": n, "of": scalar, "init": cells})
+            if cells.iter().all(|c| *c == 0) {
+                json!({"type": "array", "len": n, "of": scalar, "init": 0})
+            } else {
+                cells.resize(n as usize, 0);
+                json!({"type": "array", "len": n, "of": scalar, "init": cells})
+            }
         }
     })
 }

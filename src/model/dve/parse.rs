@@ -1,7 +1,7 @@
 //! The DVE parser: declarations (variables, constants, channels), processes
 //! (states, initial state, transitions) and C-precedence expressions, from
 //! the lexer's tokens to the syntax tree; constant expressions are evaluated
-//! as they are read.
+//! as they are read. The expressions themselves are in `parse/expr.rs`.
 
 use super::ast::{DChannel, DExpr, DProc, DTrans, DVar};
 use super::lex::{Lexer, Tok, line_col};
@@ -16,9 +16,16 @@ pub(super) struct Parser<'a> {
     /// Where each constant is declared (for duplicate names).
     pub(super) const_at: Vec<usize>,
     pub(super) warnings: Vec<String>,
+    /// Current recursion depth of the expression parser.
+    nesting: usize,
 }
 
+/// The longest array, as in weft/1.
+const MAX_ARRAY_LEN: i64 = 1_000_000;
+
 type R<T> = Result<T, Box<Diagnostic>>;
+
+mod expr;
 
 impl<'a> Parser<'a> {
     /// A parser at the start of `text` (lexed here).
@@ -32,6 +39,7 @@ impl<'a> Parser<'a> {
             consts: Vec::new(),
             const_at: Vec::new(),
             warnings: Vec::new(),
+            nesting: 0,
         })
     }
     fn peek(&self) -> &Tok {
@@ -222,7 +230,7 @@ impl<'a> Parser<'a> {
                 self.lx.err(
                     at,
                     1,
-                    "a constant's value must be a constant expression",
+                    "a constant's value must be a constant expression (within 64 bits, no division by zero)",
                     "not constant",
                 )
             })?;
@@ -232,26 +240,6 @@ impl<'a> Parser<'a> {
             }
         }
         self.expect(";")
-    }
-
-    pub(super) fn const_eval(&self, e: &DExpr) -> Option<i64> {
-        match e {
-            DExpr::Num(v) => Some(*v),
-            DExpr::Var(n) => self.consts.iter().find(|(c, _)| c == n).map(|(_, v)| *v),
-            DExpr::Un("-", a) => self.const_eval(a).map(|v| -v),
-            DExpr::Bin(op, a, b) => {
-                let (x, y) = (self.const_eval(a)?, self.const_eval(b)?);
-                Some(match *op {
-                    "+" => x + y,
-                    "-" => x - y,
-                    "*" => x * y,
-                    "/" if y != 0 => x / y,
-                    "%" if y != 0 => x % y,
-                    _ => return None,
-                })
-            }
-            _ => None,
-        }
     }
 
     fn var_decl(&mut self) -> R<Vec<DVar>> {
@@ -264,9 +252,23 @@ impl<'a> Parser<'a> {
                 let lat = self.at();
                 let e = self.expr()?;
                 let n = self.const_eval(&e).ok_or_else(|| {
-                    self.lx
-                        .err(lat, 1, "an array length must be a constant", "not constant")
+                    self.lx.err(
+                        lat,
+                        1,
+                        "an array length must be a constant (within 64 bits, no division by zero)",
+                        "not constant",
+                    )
                 })?;
+                // The bounds of weft/1 (src/model/load/vars.rs), checked
+                // here, before the translation allocates the cells.
+                if !(1..=MAX_ARRAY_LEN).contains(&n) {
+                    return Err(self.lx.err(
+                        lat,
+                        self.prev_end().saturating_sub(lat),
+                        format!("array length must be between 1 and {MAX_ARRAY_LEN}, found {n}"),
+                        "this length",
+                    ));
+                }
                 self.expect("]")?;
                 Some(n)
             } else {
@@ -451,97 +453,5 @@ impl<'a> Parser<'a> {
             sync_at,
             effects_at,
         })
-    }
-
-    // C precedence: || && | ^ & (== !=) (< <= > >=) (<< >>) (+ -) (* / %) unary.
-    fn expr(&mut self) -> R<DExpr> {
-        self.binary(0)
-    }
-
-    fn binary(&mut self, level: usize) -> R<DExpr> {
-        const LEVELS: &[&[&str]] = &[
-            &["||", "or"],
-            &["&&", "and"],
-            &["|"],
-            &["^"],
-            &["&"],
-            &["==", "!="],
-            &["<", "<=", ">", ">="],
-            &["<<", ">>"],
-            &["+", "-"],
-            &["*", "/", "%"],
-        ];
-        if level == LEVELS.len() {
-            return self.unary();
-        }
-        let mut lhs = self.binary(level + 1)?;
-        loop {
-            let op = LEVELS[level]
-                .iter()
-                .find(|op| self.is_sym(op) || self.is_word(op))
-                .copied();
-            let Some(op) = op else { return Ok(lhs) };
-            if self.is_sym("|")
-                && self
-                    .toks
-                    .get(self.pos + 1)
-                    .is_some_and(|t| t.0 == Tok::Sym("|"))
-            {
-                return Ok(lhs);
-            }
-            self.bump();
-            let rhs = self.binary(level + 1)?;
-            let op = match op {
-                "or" => "||",
-                "and" => "&&",
-                o => o,
-            };
-            lhs = DExpr::Bin(op, Box::new(lhs), Box::new(rhs));
-        }
-    }
-
-    fn unary(&mut self) -> R<DExpr> {
-        for (sym, op) in [("!", "!"), ("not", "!"), ("-", "-"), ("~", "~")] {
-            if self.eat(sym) {
-                return Ok(DExpr::Un(op, Box::new(self.unary()?)));
-            }
-        }
-        self.postfix()
-    }
-
-    fn postfix(&mut self) -> R<DExpr> {
-        match self.peek().clone() {
-            Tok::Num(v) => {
-                self.bump();
-                Ok(DExpr::Num(v))
-            }
-            Tok::Sym("(") => {
-                self.bump();
-                let e = self.expr()?;
-                self.expect(")")?;
-                Ok(e)
-            }
-            Tok::Id(name) => {
-                self.bump();
-                match name.as_str() {
-                    "true" => return Ok(DExpr::Num(1)),
-                    "false" => return Ok(DExpr::Num(0)),
-                    _ => {}
-                }
-                if self.is_sym(".") {
-                    return Err(self.unsupported("a reference to another process in an expression"));
-                }
-                if self.eat("[") {
-                    let i = self.expr()?;
-                    self.expect("]")?;
-                    return Ok(DExpr::Index(name, Box::new(i)));
-                }
-                if let Some((_, v)) = self.consts.iter().find(|(c, _)| *c == name) {
-                    return Ok(DExpr::Num(*v));
-                }
-                Ok(DExpr::Var(name))
-            }
-            _ => Err(self.unexpected("an expression")),
-        }
     }
 }

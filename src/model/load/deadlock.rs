@@ -62,7 +62,7 @@ pub(super) fn formula(templates: &[Template], channels: usize) -> CExpr {
         );
         conjuncts.push(CExpr::Un(UnOp::Not, Box::new(possible)));
     }
-    conjuncts.into_iter().reduce(and).unwrap_or(CExpr::Const(0))
+    balanced(conjuncts, BinOp::And).unwrap_or(CExpr::Const(0))
 }
 
 /// A per-thread predicate: the thread is at a location where one of its
@@ -102,12 +102,12 @@ fn offers(templates: &[Template], which: impl Fn(&Transition) -> bool) -> CExpr 
             if unguarded[loc] {
                 continue;
             }
-            if let Some(g) = balanced(guards, or) {
+            if let Some(g) = balanced(guards, BinOp::Or) {
                 disjuncts.push(and(cmp(BinOp::Eq, CExpr::Local(0), loc as i64), g));
             }
         }
         if t.count > 0
-            && let Some(d) = balanced(disjuncts, or)
+            && let Some(d) = balanced(disjuncts, BinOp::Or)
         {
             let mine = and(
                 cmp(BinOp::Ge, CExpr::Tid, tids.0),
@@ -126,22 +126,25 @@ fn offers(templates: &[Template], which: impl Fn(&Transition) -> bool) -> CExpr 
     } else {
         None
     };
-    balanced(head.into_iter().chain(per_template).collect(), or).unwrap_or(CExpr::Const(0))
+    balanced(head.into_iter().chain(per_template).collect(), BinOp::Or).unwrap_or(CExpr::Const(0))
 }
 
-/// `items` joined by `join` as a balanced tree (depth log2 of their number),
-/// in order; `None` when there are none.
-fn balanced(mut items: Vec<CExpr>, join: fn(CExpr, CExpr) -> CExpr) -> Option<CExpr> {
+/// `items` joined by `op` (`&&` or `||`) as a balanced tree: the same value
+/// and the same left-to-right, short-circuit evaluation as the left-nested
+/// chain, but logarithmic depth, so that a template with many transitions
+/// (or many templates) cannot make a predicate deep enough to overflow the
+/// stack where it is evaluated, compiled or exported.
+pub(super) fn balanced(mut items: Vec<CExpr>, op: BinOp) -> Option<CExpr> {
     while items.len() > 1 {
-        let mut paired = Vec::with_capacity(items.len().div_ceil(2));
+        let mut next = Vec::with_capacity(items.len().div_ceil(2));
         let mut it = items.into_iter();
         while let Some(a) = it.next() {
-            paired.push(match it.next() {
-                Some(b) => join(a, b),
+            next.push(match it.next() {
+                Some(b) => CExpr::Bin(op, Box::new(a), Box::new(b)),
                 None => a,
             });
         }
-        items = paired;
+        items = next;
     }
     items.pop()
 }

@@ -77,7 +77,7 @@ impl<'a> Loader<'a> {
     pub(super) fn assertions(&self, templates: &[Template]) -> Option<Property> {
         let mut disjuncts = Vec::new();
         for (ti, t) in templates.iter().enumerate() {
-            let mut body: Option<CExpr> = None;
+            let mut violations = Vec::new();
             for tr in &t.transitions {
                 let Some(a) = &tr.assert else { continue };
                 let mut mask = vec![false; t.locations.len()];
@@ -91,12 +91,9 @@ impl<'a> Loader<'a> {
                     Box::new(CExpr::At(masks.into())),
                     Box::new(CExpr::Un(expr::UnOp::Not, Box::new(a.clone()))),
                 );
-                body = Some(match body {
-                    None => violated,
-                    Some(b) => CExpr::Bin(expr::BinOp::Or, Box::new(b), Box::new(violated)),
-                });
+                violations.push(violated);
             }
-            if let Some(b) = body {
+            if let Some(b) = super::deadlock::balanced(violations, expr::BinOp::Or) {
                 let tn = &self.names.templates[ti];
                 let threads: Box<[u32]> = (tn.first_thread..tn.first_thread + tn.count).collect();
                 disjuncts.push(CExpr::Bin(
@@ -106,9 +103,7 @@ impl<'a> Loader<'a> {
                 ));
             }
         }
-        let error = disjuncts
-            .into_iter()
-            .reduce(|a, b| CExpr::Bin(expr::BinOp::Or, Box::new(a), Box::new(b)))?;
+        let error = super::deadlock::balanced(disjuncts, expr::BinOp::Or)?;
         Some(Property {
             name: "assertions".into(),
             kind: PropertyKind::Assertions,
