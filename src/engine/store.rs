@@ -216,9 +216,10 @@ impl StateStore {
         self.full.load(Ordering::Relaxed)
     }
 
+    /// States kept (while a refused insert backs out, briefly one more per
+    /// worker: a poll then sees the budget reached, as it is).
     pub(crate) fn len(&self) -> usize {
-        // Briefly one more per worker while a refused insert backs out.
-        self.len.load(Ordering::Relaxed).min(self.limit)
+        self.len.load(Ordering::Relaxed)
     }
 
     /// The most states one store can hold: ids are 32 bits.

@@ -662,6 +662,14 @@ impl<'p> Search<'p> {
                 break;
             }
             before += level.len();
+            // The next level is copied out whole (packed words and an id
+            // per state): a jump no poll sees, so it must fit first.
+            let next = (self.visited.len() - before) as u64;
+            let copy = next * (self.visited.packed_bytes() as u64 + 4);
+            if let Some(why) = budget.memory_for(copy) {
+                f.budget_hit = Some(why);
+                break;
+            }
             level = self.visited.take_level();
             // Level `depth` was checked and expanded (its model errors are
             // found while expanding); deeper states are stored, unchecked.
