@@ -476,7 +476,7 @@ impl<'p> Search<'p> {
     /// `COORDINATOR_POLL` items, polls the budget. True when the search
     /// must stop.
     fn poll_due(&self, k: usize, budget: &Budget) -> bool {
-        if k % COORDINATOR_POLL != 0 || k == 0 {
+        if !k.is_multiple_of(COORDINATOR_POLL) || k == 0 {
             return false;
         }
         self.stop_reason(budget).is_some()
