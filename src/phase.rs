@@ -29,11 +29,14 @@ pub enum Phase {
     Exceptions,
     /// The engine's search.
     Searching,
+    /// The search has stopped (done, or a budget ran out); its result is
+    /// being assembled and its memory freed.
+    Finishing,
     /// Rendering the report.
     Reporting,
 }
 
-const ALL: [Phase; 9] = [
+const ALL: [Phase; 10] = [
     Phase::Starting,
     Phase::Reading,
     Phase::Parsing,
@@ -42,6 +45,7 @@ const ALL: [Phase; 9] = [
     Phase::Ranges,
     Phase::Exceptions,
     Phase::Searching,
+    Phase::Finishing,
     Phase::Reporting,
 ];
 
@@ -60,6 +64,7 @@ impl Phase {
             Phase::Ranges => "inferring the variables' ranges",
             Phase::Exceptions => "instantiating the exception set",
             Phase::Searching => "searching",
+            Phase::Finishing => "assembling the result after the search stopped",
             Phase::Reporting => "writing the report",
         }
     }

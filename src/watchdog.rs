@@ -15,6 +15,11 @@ use weft::{Limit, NextStep, Phase};
 /// How long past `--timeout` the engines have to stop by themselves.
 pub(crate) const TIME_GRACE: Duration = Duration::from_millis(1500);
 
+/// How long past `--timeout` a search that has stopped has to assemble its
+/// result (a trace, statistics) and free its memory: several GiB take a
+/// second or two to free.
+pub(crate) const FINISHING_GRACE: Duration = Duration::from_secs(10);
+
 /// How far past `--max-memory` (in bytes) the engines may go before the
 /// watchdog stops them: their own checks read the memory every 20 ms and
 /// stop there, so this is only reached by an allocation burst between
@@ -48,14 +53,18 @@ pub(crate) fn start(w: Watch) {
 }
 
 fn guard(w: Watch) {
-    let time_limit = w.timeout.and_then(|t| t.checked_add(TIME_GRACE));
     loop {
         std::thread::sleep(POLL);
         let phase = weft::phase::current();
         if phase == Phase::Reporting {
             return;
         }
-        if let (Some(limit), Some(budget)) = (time_limit, w.timeout)
+        let grace = match phase {
+            Phase::Finishing => FINISHING_GRACE,
+            _ => TIME_GRACE,
+        };
+        if let Some(budget) = w.timeout
+            && let Some(limit) = budget.checked_add(grace)
             && w.started.elapsed() >= limit
         {
             stop(
@@ -90,7 +99,7 @@ fn guard(w: Watch) {
 
 /// Prints the `unknown` of a run stopped in `phase` and exits with 3.
 fn stop(w: &Watch, limit: Limit, reason: String, phase: Phase) -> ! {
-    let reason = if phase == Phase::Searching {
+    let reason = if matches!(phase, Phase::Searching | Phase::Finishing) {
         format!("{reason}; the search did not stop by itself, so what it found is lost")
     } else {
         format!("{reason}; nothing was checked")

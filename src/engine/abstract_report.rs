@@ -96,7 +96,7 @@ pub(crate) fn report<'p, F: AbstractFixpoint<'p>>(
         });
     }
     outcomes.push(abstract_model_error_outcome(
-        stop_next,
+        fx.stopped().zip(stop_next),
         fx.model_error(),
         alarm_next,
     ));

@@ -42,6 +42,21 @@ const MAX_LOCALS: usize = 1 << 20;
 const MAX_GLOBALS: usize = 1 << 20;
 /// Why a run stops if a step leaves the inferred ranges (it cannot, if
 /// `Ranges::infer` is right): the run then answers `unknown`, never `safe`.
+/// A post refused: the state budget is spent (`count_post`).
+const FULL: &str = "the state budget is spent";
+
+/// Counts one post; false (and the run stopped, `FULL`) when the state
+/// budget allows no more, so the run stops exactly at it. Over fields, so
+/// that it can be called while others are borrowed.
+fn count_post(posts: &mut u64, cap: u64, stopped: &mut Option<String>) -> bool {
+    if *posts >= cap {
+        *stopped = Some(FULL.into());
+        return false;
+    }
+    *posts += 1;
+    true
+}
+
 const OUTSIDE_RANGES: &str = "internal error: a step of the abstraction left the value ranges weft inferred; please report this model";
 
 /// A product as values: (global store, per-thread sets of local stores).
@@ -74,6 +89,8 @@ pub(crate) struct Cartesian<'p> {
     pub(crate) model_error: Option<(usize, u32, u32, String)>,
     /// Abstract post products computed.
     pub(crate) posts: u64,
+    /// `--max-states`: the most posts made (`count_post`).
+    cap: u64,
     /// Times a global store was (re-)processed.
     pub(crate) rounds: u64,
     /// Set when a budget stopped the computation (the result is partial).
@@ -185,12 +202,18 @@ impl<'p> Cartesian<'p> {
             parents: Parents::default(),
             model_error: None,
             posts: 0,
+            cap: budget.max_states().map_or(u64::MAX, |m| m as u64),
             rounds: 0,
             stopped,
             limit: None,
         };
         if c.stopped.is_none() {
             c.run(&budget);
+        }
+        if c.stopped.as_deref() == Some(FULL) {
+            c.stopped = budget
+                .states_ran_out()
+                .map(|w| format!("{w} ({} posts)", c.posts));
         }
         c.limit = budget.hit();
         Ok(c)
@@ -245,7 +268,7 @@ impl<'p> Cartesian<'p> {
         while let Some(g) = queue.pop() {
             budget.progress(self.posts as usize, "posts", queue.queue.len(), None);
             if let Some(why) = budget.exceeded_now(self.posts as usize, usize::MAX) {
-                self.stopped = Some(why);
+                self.stopped = Some(format!("{why} ({} posts)", self.posts));
                 return;
             }
             self.rounds += 1;
@@ -280,11 +303,15 @@ impl<'p> Cartesian<'p> {
                     who: Who::Other { by: i as u32 },
                 };
                 for &g2 in &done.plain[i] {
-                    self.posts += 1;
+                    if !count_post(&mut self.posts, self.cap, &mut self.stopped) {
+                        return;
+                    }
                     join_others((&mut self.x, &mut self.parents, queue), g2, base, i, by);
                 }
                 for (&(g2, l2), &(l, trans)) in &done.excepted[i] {
-                    self.posts += 1;
+                    if !count_post(&mut self.posts, self.cap, &mut self.stopped) {
+                        return;
+                    }
                     let sub = subtractions
                         .entry(g2)
                         .or_insert_with(|| self.exceptions.subtraction(base, g2));
@@ -328,7 +355,9 @@ impl<'p> Cartesian<'p> {
                             Entry::Occupied(_) => continue, // posted from this base already
                             Entry::Vacant(v) => v.insert((l, s.trans)),
                         };
-                        self.posts += 1;
+                        if !count_post(&mut self.posts, self.cap, &mut self.stopped) {
+                            return;
+                        }
                         let sub = subtractions
                             .entry(s.g)
                             .or_insert_with(|| self.exceptions.subtraction(base, s.g));
@@ -337,10 +366,14 @@ impl<'p> Cartesian<'p> {
                         }
                     } else if s.g == g || !done.plain[i].insert(s.g) {
                         // The other components of base are in X(s.g) already.
-                        self.posts += 1;
+                        if !count_post(&mut self.posts, self.cap, &mut self.stopped) {
+                            return;
+                        }
                         join_local(into, s.g, i, s.l, mv);
                     } else {
-                        self.posts += 1;
+                        if !count_post(&mut self.posts, self.cap, &mut self.stopped) {
+                            return;
+                        }
                         join(into, s.g, base, Some((i, s.l)), &Vec::new(), mv);
                     }
                 }
@@ -370,7 +403,9 @@ impl<'p> Cartesian<'p> {
                     if !seen.insert((s.g, s.l)) {
                         continue;
                     }
-                    self.posts += 1;
+                    if !count_post(&mut self.posts, self.cap, &mut self.stopped) {
+                        return;
+                    }
                     let sub = subtractions
                         .entry(s.g)
                         .or_insert_with(|| self.exceptions.subtraction(base, s.g));

@@ -27,6 +27,7 @@ pub use verdict::{Mode, Verdict};
 use crate::program::Program;
 use crate::property::Decider;
 use result::{Limit, NextStep, Outcome, RunReport, Witness};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// The implicit property every run checks: no run-time model error
@@ -98,19 +99,29 @@ pub enum Refinement {
     ControlMonotonic,
 }
 
-/// Budget checks, cheap enough to call once per new state.
+/// Budget checks, cheap enough to call once per new state. `Sync`: the
+/// workers of a parallel search poll it too (`poll`), every `POLL_EVERY`
+/// states each, so a budget also stops the search inside a BFS level.
 pub(crate) struct Budget {
     max_states: Option<usize>,
     max_memory_kib: Option<u64>,
     deadline: Option<Instant>,
     timeout: Option<Duration>,
     /// When `exceeded_now` last read the resident memory (a file read).
-    last_memory_read: std::cell::Cell<Option<Instant>>,
+    last_memory_read: Mutex<Option<Instant>>,
     /// The budget that ran out, once one has: what the next step raises.
-    hit: std::cell::Cell<Option<Limit>>,
+    hit: Mutex<Option<(Limit, String)>>,
     /// The progress line (on a terminal), which shows these budgets.
-    progress: std::cell::RefCell<progress::Progress>,
+    progress: Mutex<progress::Progress>,
+    /// What earlier rounds of a run counted against the state budget
+    /// (refine's posts), so that it bounds the whole run.
+    spent: std::sync::atomic::AtomicUsize,
 }
+
+/// The workers of a search poll the budget once per this many states each:
+/// a clock read per 4096 states costs nothing measurable, and even slow
+/// states (tens of µs) give a check every few tens of ms.
+pub(crate) const POLL_EVERY: u32 = 4096;
 
 /// `exceeded_now` reads the resident memory at most this often.
 const MEMORY_READ_INTERVAL: Duration = Duration::from_millis(20);
@@ -131,9 +142,10 @@ impl Budget {
             max_memory_kib,
             deadline,
             timeout: opts.timeout,
-            last_memory_read: std::cell::Cell::new(None),
-            hit: std::cell::Cell::new(None),
-            progress: std::cell::RefCell::new(progress::Progress::new(limits)),
+            last_memory_read: Mutex::new(None),
+            hit: Mutex::new(None),
+            progress: Mutex::new(progress::Progress::new(limits)),
+            spent: std::sync::atomic::AtomicUsize::new(0),
         }
     }
 
@@ -146,7 +158,7 @@ impl Budget {
         queue: usize,
         depth: Option<usize>,
     ) {
-        if let Ok(mut p) = self.progress.try_borrow_mut() {
+        if let Ok(mut p) = self.progress.try_lock() {
             p.update(&progress::Snapshot {
                 count: count as u64,
                 unit,
@@ -156,15 +168,51 @@ impl Budget {
         }
     }
 
-    /// The budget that ran out, if one has (the last one reported).
+    /// The budget that ran out, if one has (the first one reported).
     pub(crate) fn hit(&self) -> Option<Limit> {
-        self.hit.get()
+        lock(&self.hit).as_ref().map(|(l, _)| *l)
     }
 
-    /// Records `limit` as the one that ran out and returns `message`.
+    /// Why the budget that ran out stopped the run, if one has.
+    pub(crate) fn hit_reason(&self) -> Option<String> {
+        lock(&self.hit).as_ref().map(|(_, why)| why.clone())
+    }
+
+    /// The state budget (`--max-states`), for engines that enforce it
+    /// exactly where they add a state.
+    pub(crate) fn max_states(&self) -> Option<usize> {
+        self.max_states
+    }
+
+    /// What earlier rounds counted against the state budget.
+    pub(crate) fn spent(&self) -> usize {
+        self.spent.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// A round that counted `count` is over: later rounds count from it.
+    pub(crate) fn spend(&self, count: usize) {
+        self.spent
+            .fetch_add(count, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Records `limit` as the one that ran out (the first one, when workers
+    /// race) and returns why it stopped the run.
     fn ran_out(&self, limit: Limit, message: String) -> Option<String> {
-        self.hit.set(Some(limit));
-        Some(message)
+        // The search stops here; what follows (the trace, the statistics,
+        // freeing) is not the search overrunning its budget.
+        crate::phase::enter(crate::Phase::Finishing);
+        let mut hit = lock(&self.hit);
+        Some(hit.get_or_insert((limit, message)).1.clone())
+    }
+
+    /// The state budget of an engine that refused to add a state beyond
+    /// it: ran out, whatever the count says.
+    pub(crate) fn states_ran_out(&self) -> Option<String> {
+        let m = self.max_states?;
+        self.ran_out(
+            Limit::States(m),
+            format!("state budget of {m} states exhausted"),
+        )
     }
 
     /// `Some(reason)` once a budget is exhausted. Time and memory are
@@ -174,7 +222,8 @@ impl Budget {
     }
 
     /// As `exceeded`, for callers that check now and then rather than per
-    /// state: reads the clock now and the memory every 20 ms. `capacity` is
+    /// state (every `POLL_EVERY` states, or per round): reads the clock now
+    /// and the memory every 20 ms (whichever thread is due). `capacity` is
     /// the most states the caller's store can hold.
     pub(crate) fn exceeded_now(&self, states: usize, capacity: usize) -> Option<String> {
         if states >= capacity {
@@ -184,15 +233,33 @@ impl Budget {
             );
         }
         let now = Instant::now();
-        let due = self
-            .last_memory_read
-            .get()
-            .is_none_or(|t| now.duration_since(t) >= MEMORY_READ_INTERVAL);
+        let due = match self.last_memory_read.try_lock() {
+            Ok(mut last) if last.is_none_or(|t| now.duration_since(t) >= MEMORY_READ_INTERVAL) => {
+                *last = Some(now);
+                true
+            }
+            // Not due, or another worker is reading it right now.
+            _ => false,
+        };
         if due {
-            self.last_memory_read.set(Some(now));
             return self.check(states, true);
         }
         self.check(states, false).or_else(|| self.out_of_time())
+    }
+
+    /// Would allocating `bytes` more in one go pass the memory budget?
+    /// Then it has run out now (a file read: call it per level, not per
+    /// state). For an allocation that no poll can interrupt, such as
+    /// standard's copy of a whole BFS level.
+    pub(crate) fn memory_for(&self, bytes: u64) -> Option<String> {
+        let m = self.max_memory_kib?;
+        let cur = crate::sys::current_memory_kib()?;
+        (cur + bytes / 1024 >= m).then(|| {
+            self.ran_out(
+                Limit::Memory(m * 1024),
+                format!("memory budget of {:.0} MiB exhausted", m as f64 / 1024.0),
+            )
+        })?
     }
 
     fn out_of_time(&self) -> Option<String> {
@@ -231,6 +298,12 @@ impl Budget {
     }
 }
 
+/// A lock whose holder never panics while holding it; poisoned or not, the
+/// data is consistent.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// The Cartesian decision procedure of each selected property, or the
 /// refusal naming the property and the mode.
 pub(crate) fn deciders(
@@ -263,10 +336,10 @@ pub(crate) fn selected_properties(prog: &Program, names: &[String]) -> Vec<usize
 
 /// The `model-errors` outcome of an abstract mode: an alarm with the
 /// abstract state where a step fails (and `alarm`, what to do about it), or
-/// proved, or unknown when the fixpoint stopped early (and `stopped`, what
-/// to do about that).
+/// proved, or unknown when the fixpoint stopped early (and `stopped`, why
+/// — the budget and the count reached — and what to do about that).
 pub(crate) fn abstract_model_error_outcome(
-    stopped: Option<NextStep>,
+    stopped: Option<(&str, NextStep)>,
     error: Option<(&str, Witness)>,
     alarm: NextStep,
 ) -> Outcome {
@@ -277,11 +350,9 @@ pub(crate) fn abstract_model_error_outcome(
             alarm,
         )
         .with_witness(Some(w)),
-        (None, Some(next)) => Outcome::unknown(
-            MODEL_ERRORS,
-            "not fully checked: a budget stopped the computation",
-            next,
-        ),
+        (None, Some((why, next))) => {
+            Outcome::unknown(MODEL_ERRORS, format!("not fully checked: {why}"), next)
+        }
         (None, None) => Outcome::safe(
             MODEL_ERRORS,
             "proved: no run-time error in the over-approximation",
@@ -335,6 +406,7 @@ pub(crate) fn check(
         Mode::CartesianExc => cartesian::run(prog, opts),
         Mode::Refine => refine::run(prog, opts),
     }?;
+    crate::phase::enter(crate::Phase::Finishing);
     next::every_unknown_has_one(report)
 }
 

@@ -19,7 +19,7 @@ use hashbrown::HashTable;
 use rustc_hash::FxHashMap;
 use std::hash::Hasher;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// States are spread over 2^SHARD_BITS shards.
 const SHARD_BITS: u32 = 6;
@@ -146,6 +146,11 @@ pub(crate) struct StateStore {
     pub(crate) packer: Packer,
     shards: Vec<Mutex<Shard>>,
     len: AtomicUsize,
+    /// The most states kept (`--max-states`, or the capacity): a new state
+    /// beyond it is refused and `full` set, so the count stops exactly there.
+    limit: usize,
+    /// A new state was refused: the search is incomplete and must stop.
+    full: AtomicBool,
 }
 
 fn hash(words: &[u64]) -> u64 {
@@ -196,9 +201,23 @@ impl StateStore {
             packer: Packer::new(prog),
             shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
             len: AtomicUsize::new(0),
+            limit: usize::MAX,
+            full: AtomicBool::new(false),
         }
     }
 
+    /// Keeps at most `limit` states (never more than the capacity).
+    pub(crate) fn set_limit(&mut self, limit: Option<usize>) {
+        self.limit = limit.unwrap_or(usize::MAX).min(self.capacity());
+    }
+
+    /// Was a new state refused for want of room?
+    pub(crate) fn is_full(&self) -> bool {
+        self.full.load(Ordering::Relaxed)
+    }
+
+    /// States kept (while a refused insert backs out, briefly one more per
+    /// worker: a poll then sees the budget reached, as it is).
     pub(crate) fn len(&self) -> usize {
         self.len.load(Ordering::Relaxed)
     }
@@ -255,6 +274,13 @@ impl StateStore {
         if sh.table.find(h, |&i| same(slice(i), packed)).is_some() {
             return None;
         }
+        // Counted before it is stored, so that racing workers never keep
+        // more than `limit` states between them.
+        if self.len.fetch_add(1, Ordering::Relaxed) >= self.limit {
+            self.len.fetch_sub(1, Ordering::Relaxed);
+            self.full.store(true, Ordering::Relaxed);
+            return None;
+        }
         let i = sh.len() as u32;
         sh.arena.extend_from_slice(packed);
         sh.parent.push(parent);
@@ -265,7 +291,6 @@ impl StateStore {
         sh.table.insert_unique(h, i, |&j| {
             hash(&arena[j as usize * words..(j as usize + 1) * words])
         });
-        self.len.fetch_add(1, Ordering::Relaxed);
         Some(id(s, i as usize))
     }
 

@@ -23,7 +23,7 @@ use super::result::{
     Derivation, Derived, GuaranteeEdge, Invariant, InvariantForm, Limit, ReachFact, RunReport,
     Stats, ThreadSummary, Witness, WitnessThread,
 };
-use super::{Budget, CheckOptions, Mode};
+use super::{Budget, CheckOptions, Mode, POLL_EVERY};
 #[cfg(test)]
 use crate::program::Val;
 use crate::program::{EvalError, Explorer, Program};
@@ -70,6 +70,9 @@ pub(crate) struct ThreadModular<'p> {
     worklist: VecDeque<(u32, u32, u32)>,
     /// |R|, kept as facts are added (the budget reads it per fact).
     reach_count: usize,
+    /// `--max-states`: R never holds more facts; a fact beyond it is
+    /// refused (the computation then stops), so |R| stops exactly there.
+    cap: usize,
     /// First run-time model error met by a thread step: (thread, g, l, message).
     pub(crate) model_error: Option<(usize, u32, u32, String)>,
     pub(crate) rule_applications: u64,
@@ -100,6 +103,7 @@ impl<'p> ThreadModular<'p> {
             pair_from: FxHashMap::default(),
             worklist: VecDeque::new(),
             reach_count: 0,
+            cap: budget.max_states().unwrap_or(usize::MAX),
             model_error: None,
             rule_applications: 0,
             stopped: None,
@@ -111,10 +115,20 @@ impl<'p> ThreadModular<'p> {
                 tm.add_reach(t, g, l, Origin::Init);
             }
         }
+        let mut popped = 0u32;
         while let Some((t, g, l)) = tm.worklist.pop_front() {
             budget.progress(tm.reach_count, "thread states", tm.worklist.len(), None);
-            if let Some(why) = budget.exceeded(tm.reach_count) {
-                tm.stopped = Some(why);
+            // The clock and memory every `POLL_EVERY` facts processed (a
+            // fact can add none, so |R| alone would not pace it); the state
+            // budget on every fact.
+            popped = popped.wrapping_add(1);
+            let why = if popped.is_multiple_of(POLL_EVERY) {
+                budget.exceeded_now(tm.reach_count, usize::MAX)
+            } else {
+                budget.exceeded(tm.reach_count)
+            };
+            if let Some(why) = why {
+                tm.stopped = Some(format!("{why} ({} thread states)", tm.reach_count));
                 tm.limit = budget.hit();
                 break;
             }
@@ -125,6 +139,9 @@ impl<'p> ThreadModular<'p> {
 
     fn add_reach(&mut self, t: usize, g: u32, l: u32, origin: Origin) {
         self.rule_applications += 1;
+        if self.reach_count >= self.cap {
+            return;
+        }
         if let std::collections::hash_map::Entry::Vacant(v) = self.reach[t].entry((g, l)) {
             v.insert(origin);
             self.reach_count += 1;
@@ -464,10 +481,7 @@ impl<'p> AbstractFixpoint<'p> for ThreadModular<'p> {
     }
 
     fn unfinished_reason(&self, why: &str) -> String {
-        format!(
-            "{why} before the fixpoint was reached; no error in the part computed ({} thread states)",
-            self.reach_size()
-        )
+        format!("{why} before the fixpoint was reached; no error in the part computed")
     }
 
     fn proved_reason(&self) -> String {

@@ -4,6 +4,7 @@
 //! drive the command line or the public API live in tests/.
 
 mod beem;
+mod budgets;
 mod cartesian;
 pub(crate) mod common;
 mod control;

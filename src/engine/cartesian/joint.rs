@@ -6,7 +6,7 @@
 //! and joined into X(g').
 
 use super::origin::{Move, Who};
-use super::{Cartesian, OUTSIDE_RANGES, Worklist, join};
+use super::{Cartesian, OUTSIDE_RANGES, Worklist, count_post, join};
 use crate::engine::exceptions::{BitSet, Product};
 use crate::engine::rendezvous::{Offered, joint_product};
 
@@ -42,7 +42,9 @@ impl Cartesian<'_> {
                 self.stopped = Some(OUTSIDE_RANGES.into());
                 return;
             }
-            self.posts += 1;
+            if !count_post(&mut self.posts, self.cap, &mut self.stopped) {
+                return;
+            }
             let p: Vec<BitSet> = joint_product(base, &s);
             let sub = self.exceptions.subtraction(&p, s.g);
             if let Some(rm) = sub.subtract(&p, None) {

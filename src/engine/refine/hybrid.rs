@@ -167,6 +167,9 @@ pub(crate) type HasError<'a> = dyn FnMut(&Explorer, u32, &Product) -> bool + 'a;
 /// would only slow the search for the first exact one).
 pub(super) const MAX_MODEL_ERRORS: usize = 64;
 
+/// A post refused: the state budget is spent (`Pending::cap`).
+pub(super) const FULL: &str = "the state budget is spent";
+
 pub(crate) const OUTSIDE_RANGES: &str = "internal error: a step of the abstraction left the value ranges weft inferred; please report this model";
 
 /// The successors looked up for one source, per thread: which local stores
@@ -205,6 +208,10 @@ pub(super) enum Work {
 /// The state of one fixpoint computation besides its result.
 pub(super) struct Pending<'a> {
     precise: &'a FxHashSet<u32>,
+    /// `--max-states`: the posts this round may make (what the rounds
+    /// before spent is taken off), checked at every post so that the run
+    /// stops exactly at the budget.
+    cap: u64,
     work: VecDeque<Work>,
     cart_queued: FxHashSet<u32>,
     /// The element being posted: what the products added derive from.
@@ -296,6 +303,9 @@ impl Hybrid {
             .collect();
         let mut q = Pending {
             precise,
+            cap: budget
+                .max_states()
+                .map_or(u64::MAX, |m| m.saturating_sub(budget.spent()) as u64),
             work,
             cart_queued,
             src: Node::Init,
@@ -329,8 +339,9 @@ impl Hybrid {
         let mut scratch = Posted::new(universe);
         while let Some(item) = q.work.pop_front() {
             budget.progress(self.posts as usize, "posts", q.work.len(), None);
-            if let Some(why) = budget.exceeded_now(self.posts as usize, usize::MAX) {
-                self.stopped = Some(why);
+            let spent = budget.spent() + self.posts as usize;
+            if let Some(why) = budget.exceeded_now(spent, usize::MAX) {
+                self.stopped = Some(format!("{why} ({spent} posts)"));
                 return;
             }
             if lazy && !self.model_errors.is_empty() {
@@ -405,7 +416,13 @@ impl Hybrid {
                 }
             };
             if let Err(why) = result {
-                self.stopped = Some(why.into());
+                let spent = budget.spent() + self.posts as usize;
+                self.stopped = match why {
+                    FULL => budget
+                        .states_ran_out()
+                        .map(|w| format!("{w} ({spent} posts)")),
+                    _ => Some(why.into()),
+                };
                 return;
             }
         }
@@ -455,6 +472,9 @@ impl Hybrid {
                 }
             }
             for (g2, ls) in &cache.targets[t] {
+                if self.posts >= q.cap {
+                    return Err(FULL);
+                }
                 self.posts += 1;
                 self.add(*g2, source, t, ls, taint, q);
             }

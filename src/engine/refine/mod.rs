@@ -163,6 +163,7 @@ fn run_exceptions(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
         );
         clock.fixpoint += t0.elapsed();
         posts += h.posts;
+        budget.spend(h.posts as usize);
         carried += (h.carried.cart + h.carried.products) as u64;
         if h.stopped.is_some() {
             break h;

@@ -12,6 +12,12 @@
 //! violations found in one level, the least state (by its packed words) is
 //! reported, so the verdict, the state count and the trace length are the
 //! same for every number of jobs.
+//!
+//! Budgets stop the search inside a level too: every worker polls the
+//! budget every `POLL_EVERY` states it expands, the coordinator more often
+//! while it computes deferred successors and rendezvous, and the visited
+//! set refuses any state beyond `--max-states`, so the count stops exactly
+//! there. What the expanded part of the level found is reported.
 
 mod found;
 
@@ -20,7 +26,7 @@ use super::result::{Limit, Outcome, RunReport, Stats, Suggestion, Trace};
 use super::store::{Level, Parent, ROOT, StateId, StateStore, fits_parent};
 use super::symmetry::Symmetry;
 use super::trace::{StateIds, StepIds};
-use super::{Budget, CheckOptions, MODEL_ERRORS, Mode, next, selected_properties};
+use super::{Budget, CheckOptions, MODEL_ERRORS, Mode, POLL_EVERY, next, selected_properties};
 #[cfg(test)]
 use crate::program::Val;
 use crate::program::{Explorer, Program, Succs};
@@ -28,6 +34,7 @@ use crate::property::{self, ConcreteChecker};
 use found::{Batch, Candidate, Finding, Found};
 use rayon::prelude::*;
 use serde_json::Value;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -35,6 +42,11 @@ use std::time::Instant;
 const CHUNK: usize = 1 << 16;
 /// Fewer states than this are expanded on the coordinating thread.
 const SMALL: usize = 512;
+/// The coordinator polls the budget every this many deferred successor
+/// computations or rendezvous states: each computes and interns new
+/// stores (µs to tens of µs; a one-thread model such as BEEM's
+/// peg_solitaire defers every state), so 4096 of them could take 0.1 s.
+const COORDINATOR_POLL: usize = 256;
 
 struct Search<'p> {
     exp: Explorer<'p>,
@@ -50,6 +62,9 @@ struct Search<'p> {
     /// `--continue`: search on after every property is violated, counting
     /// the error states.
     keep_going: bool,
+    /// Set when a budget ran out (seen by a worker or the coordinator):
+    /// every worker stops at its next poll.
+    stop: AtomicBool,
 }
 
 /// A worker's scratch buffers and property tables, kept from state to
@@ -61,6 +76,8 @@ struct Scratch {
     checkers: Vec<ConcreteChecker>,
     /// The `deadlock` predicate, when deadlocks are counted.
     deadlock: Option<ConcreteChecker>,
+    /// States handled since this worker last polled the budget.
+    since_poll: u32,
 }
 
 /// Successor lookups remembered within one state: threads of one memo
@@ -81,9 +98,31 @@ struct Shared<'a, 'p> {
     keep_going: bool,
     /// One scratch per worker thread.
     scratch: &'a [Mutex<Scratch>],
+    budget: &'a Budget,
+    stop: &'a AtomicBool,
 }
 
 impl Shared<'_, '_> {
+    /// Counts one state handled by worker `w`; every `POLL_EVERY` states,
+    /// polls the budget. True when the search must stop (a budget ran out
+    /// here or elsewhere, or the visited set refused a state).
+    fn must_stop(&self, w: &mut Scratch) -> bool {
+        w.since_poll += 1;
+        if w.since_poll < POLL_EVERY {
+            return false;
+        }
+        w.since_poll = 0;
+        if self.stop.load(Ordering::Relaxed) {
+            return true;
+        }
+        let v = self.visited;
+        let out = v.is_full() || self.budget.exceeded_now(v.len(), v.capacity()).is_some();
+        if out {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+        out
+    }
+
     /// Expands state `i` of the level by every thread whose successors are
     /// memoised and checks the properties on it.
     fn expand(&self, i: usize, w: &mut Scratch, b: &mut Batch) {
@@ -162,7 +201,13 @@ impl Shared<'_, '_> {
                 // on others, so its worker's scratch is free.
                 let me = rayon::current_thread_index().unwrap_or(0) % self.scratch.len();
                 let mut w = self.scratch[me].lock().unwrap_or_else(|e| e.into_inner());
+                if self.stop.load(Ordering::Relaxed) {
+                    return b;
+                }
                 for i in count * p / parts..count * (p + 1) / parts {
+                    if self.must_stop(&mut w) {
+                        break;
+                    }
                     f(i, &mut w, &mut b);
                 }
                 b
@@ -209,6 +254,7 @@ impl<'p> Search<'p> {
         sym: Option<Symmetry>,
         props: &[usize],
         jobs: Option<usize>,
+        max_states: Option<usize>,
     ) -> Result<Search<'p>, CheckError> {
         fits_parent(prog)?;
         let pool = rayon::ThreadPoolBuilder::new()
@@ -232,17 +278,21 @@ impl<'p> Search<'p> {
                     packed: Vec::new(),
                     checkers: checkers.clone(),
                     deadlock: deadlock.clone(),
+                    since_poll: 0,
                 })
             })
             .collect();
+        let mut visited = StateStore::new(prog);
+        visited.set_limit(max_states);
         let mut s = Search {
             exp: Explorer::new(prog),
             sym,
-            visited: StateStore::new(prog),
+            visited,
             pool,
             scratch,
             max_depth: None,
             keep_going: false,
+            stop: AtomicBool::new(false),
         };
         let mut packed = Vec::new();
         for (g, ls) in s.exp.initial_states() {
@@ -367,29 +417,35 @@ impl<'p> Search<'p> {
 
     /// Computes the deferred successors (interning their stores) and the
     /// level's rendezvous on this thread, then inserts the deferred ones on
-    /// the workers.
+    /// the workers. Polls the budget every `COORDINATOR_POLL` states (a level
+    /// whose successors are all new, as in a one-thread model, is computed
+    /// here whole); on a stop, returns what was done so far.
     fn expand_deferred(
         &mut self,
         level: &Level,
         props: &[usize],
         done: &[bool],
         mut b: Batch,
+        budget: &Budget,
     ) -> Batch {
         let prog = self.exp.prog;
         let deferred = std::mem::take(&mut b.deferred);
         let mut state = Vec::new();
-        let succs: Vec<Arc<Succs>> = deferred
-            .iter()
-            .map(|&(i, t)| {
-                self.visited
-                    .packer
-                    .unpack(level.packed(i as usize), &mut state);
+        let mut succs: Vec<Arc<Succs>> = Vec::with_capacity(deferred.len());
+        for (k, &(i, t)) in deferred.iter().enumerate() {
+            if self.poll_due(k, budget) {
+                return b;
+            }
+            self.visited
+                .packer
+                .unpack(level.packed(i as usize), &mut state);
+            succs.push(
                 self.exp
-                    .successors(t as usize, state[0], state[1 + t as usize])
-            })
-            .collect();
-        if !prog.channels.is_empty() {
-            self.rendezvous(level, &mut b);
+                    .successors(t as usize, state[0], state[1 + t as usize]),
+            );
+        }
+        if !prog.channels.is_empty() && !self.rendezvous(level, &mut b, budget) {
+            return b;
         }
         let shared = Shared {
             exp: &self.exp,
@@ -400,6 +456,8 @@ impl<'p> Search<'p> {
             done,
             keep_going: self.keep_going,
             scratch: &self.scratch,
+            budget,
+            stop: &self.stop,
         };
         let more = self.on_workers(deferred.len(), || {
             shared.run_parts(deferred.len(), |k, w, b| {
@@ -414,12 +472,44 @@ impl<'p> Search<'p> {
         b.merge(more, level)
     }
 
+    /// On the coordinator, at the `k`-th item of a loop: every
+    /// `COORDINATOR_POLL` items, polls the budget. True when the search
+    /// must stop.
+    fn poll_due(&self, k: usize, budget: &Budget) -> bool {
+        if !k.is_multiple_of(COORDINATOR_POLL) || k == 0 {
+            return false;
+        }
+        self.stop_reason(budget).is_some()
+    }
+
+    /// Why the search must stop now, if it must: a budget ran out (polled
+    /// now, or seen by a worker), or the visited set refused a state.
+    fn stop_reason(&self, budget: &Budget) -> Option<String> {
+        let v = &self.visited;
+        let why = budget
+            .exceeded_now(v.len(), v.capacity())
+            .or_else(|| {
+                self.stop
+                    .load(Ordering::Relaxed)
+                    .then(|| budget.hit_reason())?
+            })
+            .or_else(|| v.is_full().then(|| budget.states_ran_out())?);
+        if why.is_some() {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+        why
+    }
+
     /// Rendezvous: two threads move together (DVE's `sync c!`/`c?`).
-    fn rendezvous(&mut self, level: &Level, b: &mut Batch) {
+    /// False when a budget stopped it.
+    fn rendezvous(&mut self, level: &Level, b: &mut Batch, budget: &Budget) -> bool {
         let mut state = Vec::new();
         let mut next = Vec::new();
         let mut packed = Vec::new();
         for i in 0..level.len() {
+            if self.poll_due(i, budget) {
+                return false;
+            }
             self.visited.packer.unpack(level.packed(i), &mut state);
             let (steps, error) = self.exp.sync_steps(state[0], &state[1..]);
             if error.is_some() {
@@ -445,6 +535,7 @@ impl<'p> Search<'p> {
                 self.visited.insert(&packed, link, Some(partner));
             }
         }
+        true
     }
 
     /// The message for a model error found in state `i` of the level.
@@ -505,10 +596,12 @@ impl<'p> Search<'p> {
         let mut depth = 0;
         // States expanded before the current level (for the queue shown).
         let mut before = self.visited.len() - level.len();
-        'search: while !level.is_empty() {
+        while !level.is_empty() {
             f.depth = depth;
             let mut batch = Batch::new(props.len());
             let mut start = 0;
+            // Why a budget stopped the search inside this level, if one did.
+            let mut why = None;
             while start < level.len() {
                 let end = (start + CHUNK).min(level.len());
                 let shared = Shared {
@@ -520,6 +613,8 @@ impl<'p> Search<'p> {
                     done: &done,
                     keep_going: self.keep_going,
                     scratch: &self.scratch,
+                    budget,
+                    stop: &self.stop,
                 };
                 let part = self.expand_parallel(&shared, start..end);
                 batch = batch.merge(part, &level);
@@ -528,20 +623,21 @@ impl<'p> Search<'p> {
                 // The frontier: the rest of this level and the next one.
                 let queue = states.saturating_sub(before + end);
                 budget.progress(states, "states", queue, Some(depth));
-                if let Some(why) = budget.exceeded_now(states, self.visited.capacity()) {
-                    f.budget_hit = Some(why);
-                    f.note_batch(&batch, counting);
-                    // What the expanded part of the level found is found:
-                    // real states of this level, at the shortest depth.
-                    for (k, v) in batch.violations.iter().enumerate() {
-                        if let (Some(i), false) = (v, done[k]) {
-                            f.violations[k] = Some(level.ids[*i as usize]);
-                        }
-                    }
-                    break 'search;
+                why = self.stop_reason(budget);
+                if why.is_some() {
+                    break;
                 }
             }
-            let batch = self.expand_deferred(&level, props, &done, batch);
+            if why.is_none() {
+                batch = self.expand_deferred(&level, props, &done, batch, budget);
+                // Stopped before the level was done (a state may be left).
+                if self.stop.load(Ordering::Relaxed) || self.visited.is_full() {
+                    why = self.stop_reason(budget);
+                }
+            }
+            // What the expanded part of the level found is found, when a
+            // budget stopped it too: real states of this level, at the
+            // shortest depth.
             f.note_batch(&batch, counting);
             for (k, v) in batch.violations.iter().enumerate() {
                 if let (Some(i), false) = (v, done[k]) {
@@ -553,15 +649,27 @@ impl<'p> Search<'p> {
                 let msg = self.describe(&level, c, props);
                 f.model_error = Some((level.ids[c.index as usize], msg));
             }
+            if let Some(why) = why {
+                f.budget_hit = Some(why);
+                break;
+            }
             if !self.keep_going && !props.is_empty() && done.iter().all(|d| *d) {
                 f.stopped_early = true;
                 break;
             }
-            if let Some(why) = budget.exceeded_now(self.visited.len(), self.visited.capacity()) {
+            if let Some(why) = self.stop_reason(budget) {
                 f.budget_hit = Some(why);
                 break;
             }
             before += level.len();
+            // The next level is copied out whole (packed words and an id
+            // per state): a jump no poll sees, so it must fit first.
+            let next = (self.visited.len() - before) as u64;
+            let copy = next * (self.visited.packed_bytes() as u64 + 4);
+            if let Some(why) = budget.memory_for(copy) {
+                f.budget_hit = Some(why);
+                break;
+            }
             level = self.visited.take_level();
             // Level `depth` was checked and expanded (its model errors are
             // found while expanding); deeper states are stored, unchecked.
@@ -585,7 +693,7 @@ pub(crate) type StateValues = (Vec<Val>, Vec<Vec<Val>>);
 /// abstract engines.
 #[cfg(test)]
 pub(crate) fn reachable(prog: &Program) -> Result<Vec<StateValues>, CheckError> {
-    let mut s = Search::new(prog, None, &[], Some(1))?;
+    let mut s = Search::new(prog, None, &[], Some(1), None)?;
     let f = s.bfs(&[], &Budget::new(&CheckOptions::default()));
     if let Some(why) = f.budget_hit {
         return Err(CheckError::Budget(why));
@@ -603,6 +711,27 @@ pub(crate) fn reachable(prog: &Program) -> Result<Vec<StateValues>, CheckError> 
         .collect())
 }
 
+/// After a search of this many states, the interned stores are freed on
+/// a thread of their own.
+const BACKGROUND_FREE: usize = 100_000;
+
+/// Hands the explorer's interned stores (two allocations per store, the
+/// bulk of what a run of millions of global stores frees) to a thread that
+/// frees them, so that the report is not held back by it: freeing them
+/// took 0.4 s of a 5 s `--timeout` on BEEM's peg_solitaire.3. The binary
+/// exits after printing without waiting for it.
+fn free_in_background(states: usize, exp: &mut Explorer) {
+    if states < BACKGROUND_FREE {
+        return;
+    }
+    let globals = std::mem::take(&mut exp.globals);
+    let locals = std::mem::take(&mut exp.locals);
+    // If no thread can be started, they are freed here, with the explorer.
+    let _ = std::thread::Builder::new()
+        .name("weft-free".into())
+        .spawn(move || drop((globals, locals)));
+}
+
 pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, CheckError> {
     let start = Instant::now();
     let props = selected_properties(prog, &opts.properties);
@@ -611,7 +740,7 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
     } else {
         None
     };
-    let mut s = Search::new(prog, sym, &props, opts.jobs)?;
+    let mut s = Search::new(prog, sym, &props, opts.jobs, opts.max_states)?;
     s.max_depth = opts.max_depth;
     s.keep_going = opts.keep_going;
     let budget = Budget::new(opts);
@@ -682,7 +811,10 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
         }
         None if f.budget_hit.is_some() => Outcome::unknown(
             MODEL_ERRORS,
-            "no run-time error among the states explored before the budget ran out",
+            format!(
+                "{}; no run-time error among the {explored} states explored (to depth {depth})",
+                f.budget_hit.as_deref().unwrap_or_default()
+            ),
             next(),
         ),
         None if f.cut.is_some() => Outcome::unknown(
@@ -728,6 +860,7 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
         );
     }
     stats.finish(start.elapsed());
+    free_in_background(s.visited.len(), &mut s.exp);
     Ok(RunReport {
         model: prog.name.clone(),
         mode: crate::engine::Mode::Standard,

@@ -24,8 +24,8 @@
 //! (§2: "1, 2, 3, 4, 5, 13, 6, 7, 17, 8").
 
 use super::partition::Partition;
-use crate::engine::Budget;
 use crate::engine::trace::StateIds;
+use crate::engine::{Budget, POLL_EVERY};
 use crate::program::Explorer;
 use crate::program::explore::Interner;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -97,6 +97,8 @@ pub(crate) struct ControlFixpoint {
     edges_from: FxHashMap<Shared, Vec<(u32, u32, u32)>>,
     worklist: VecDeque<(u32, u32, u32, u32)>,
     size: usize,
+    /// `--max-states`: the most facts kept (see `add`).
+    cap: usize,
     pub(crate) model_errors: Vec<ModelError>,
     pub(crate) rule_applications: u64,
     /// Set when a budget stopped the computation (the result is partial).
@@ -116,6 +118,7 @@ impl ControlFixpoint {
             edges_from: FxHashMap::default(),
             worklist: VecDeque::new(),
             size: 0,
+            cap: budget.max_states().unwrap_or(usize::MAX),
             model_errors: Vec::new(),
             rule_applications: 0,
             stopped: None,
@@ -128,10 +131,19 @@ impl ControlFixpoint {
                 fx.add(t, g, k, l, Origin::Init(i as u32));
             }
         }
+        let mut popped = 0u32;
         while let Some((t, g, k, l)) = fx.worklist.pop_front() {
             budget.progress(fx.size, "thread states", fx.worklist.len(), None);
-            if let Some(why) = budget.exceeded(fx.size) {
-                fx.stopped = Some(why);
+            // As thread-modular: the clock every `POLL_EVERY` facts
+            // processed, the state budget (exact, see `add`) on every one.
+            popped = popped.wrapping_add(1);
+            let why = if popped.is_multiple_of(POLL_EVERY) {
+                budget.exceeded_now(fx.size, usize::MAX)
+            } else {
+                budget.exceeded(fx.size)
+            };
+            if let Some(why) = why {
+                fx.stopped = Some(format!("{why} ({} thread states)", fx.size));
                 break;
             }
             fx.process(exp, part, t as usize, g, k, l);
@@ -141,6 +153,10 @@ impl ControlFixpoint {
 
     fn add(&mut self, t: usize, g: u32, k: u32, l: u32, origin: Origin) {
         self.rule_applications += 1;
+        // `--max-states`: no fact beyond it, so the size stops exactly there.
+        if self.size >= self.cap {
+            return;
+        }
         if let std::collections::hash_map::Entry::Vacant(v) = self.reach[t].entry((g, k, l)) {
             v.insert(origin);
             self.size += 1;

@@ -46,6 +46,9 @@ impl Hybrid {
                 .insert(s.l_recv);
         }
         for ((sender, receiver, g2, l_send), recvs) in groups {
+            if self.posts >= q.cap {
+                return Err(super::FULL);
+            }
             self.posts += 1;
             let mut p = source.clone();
             p[sender] = BitSet::single(universe[sender], l_send);
