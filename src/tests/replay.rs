@@ -123,3 +123,85 @@ fn generated_traces_exercise_rendezvous_and_run_time_errors() {
         "{traces} {joint} {failures} {simulated}"
     );
 }
+
+/// Trace lengths per property, and whether each replays.
+fn traces(prog: &crate::program::Program, opts: &CheckOptions) -> Vec<(String, usize, bool)> {
+    let r = engine::check(prog, Mode::Standard, opts).unwrap();
+    saved_traces(&r)
+        .into_iter()
+        .map(|(property, trace)| {
+            let rep = replay::replay(prog, &trace, Some(&property)).unwrap();
+            (property, trace.steps.len(), rep.confirmed())
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// The visited set keeps each state's depth modulo a period, and a
+    /// trace is rebuilt by searching the level before for a predecessor;
+    /// with a period of 3 (two tag bits) the levels share tags from depth
+    /// 3 on, so the rebuilding must tell them apart (`--continue` searches
+    /// on past the error, deeper than the trace). The traces must stay
+    /// real and as short as with the full tag.
+    #[test]
+    fn traces_stay_shortest_when_depth_tags_wrap(m in model(), keep_going in any::<bool>()) {
+        let prog = common::load_value(&m);
+        let opts = CheckOptions { keep_going, ..CheckOptions::default() };
+        let full = traces(&prog, &opts);
+        let short = crate::engine::store::TAG_BITS_FOR_TESTS.with(|b| {
+            b.set(2);
+            let t = traces(&prog, &opts);
+            b.set(24);
+            t
+        });
+        prop_assert_eq!(&short, &full, "\n{}", m);
+        prop_assert!(full.iter().all(|t| t.2), "{:?}\n{}", full, m);
+    }
+}
+
+/// The wrapped tags on a model whose error lies deep: two counters that
+/// two threads raise one step at a time, the error when the first reaches
+/// 25 and the second 5: 30 levels, ten periods of the shortened tag. A
+/// third thread lowers the first counter by 2, so a state at depth d also
+/// has a predecessor at depth d + 2, tagged like d - 1: taken for one, it
+/// would lead the trace away from the initial state.
+#[test]
+fn a_deep_trace_is_rebuilt_past_many_tag_periods() {
+    let model = serde_json::json!({
+        "format": "weft/1",
+        "name": "two-counters",
+        "globals": {
+            "x": {"type": "int", "min": 0, "max": 40, "init": 0},
+            "y": {"type": "int", "min": 0, "max": 40, "init": 0}
+        },
+        "threads": [
+            {"name": "p", "start": "a", "transitions": [
+                {"from": "a", "to": "a", "when": "x < 40", "do": "x := x + 1", "label": "up"}]},
+            {"name": "q", "start": "a", "transitions": [
+                {"from": "a", "to": "a", "when": "y < 40", "do": "y := y + 1", "label": "up"}]},
+            {"name": "r", "start": "a", "transitions": [
+                {"from": "a", "to": "a", "when": "x >= 2", "do": "x := x - 2", "label": "down"}]}
+        ],
+        "properties": [{"name": "far", "error": "x == 25 && y == 5"}]
+    });
+    let prog = common::load_value(&model);
+    for keep_going in [false, true] {
+        let opts = CheckOptions {
+            keep_going,
+            ..CheckOptions::default()
+        };
+        let short = crate::engine::store::TAG_BITS_FOR_TESTS.with(|b| {
+            b.set(2);
+            let t = traces(&prog, &opts);
+            b.set(24);
+            t
+        });
+        assert_eq!(
+            short,
+            vec![("far".to_string(), 30, true)],
+            "keep_going {keep_going}"
+        );
+    }
+}

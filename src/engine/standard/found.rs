@@ -3,7 +3,7 @@
 //! and what a whole search found (`Found`); the least candidate is kept so
 //! that the result does not depend on the number of jobs.
 
-use super::super::store::{Level, StateId};
+use super::super::store::Level;
 use std::cmp::Ordering;
 
 /// A state of the current level that a worker singled out: its index in
@@ -92,14 +92,22 @@ fn least<T: Copy, K: Ord>(a: Option<T>, b: Option<T>, key: impl Fn(T) -> K) -> O
     }
 }
 
+/// A state the search singled out: its packed words and its BFS depth
+/// (what the trace is rebuilt from).
+#[derive(Clone, Debug)]
+pub(super) struct At {
+    pub(super) key: Vec<u64>,
+    pub(super) depth: usize,
+}
+
 /// What one breadth-first search found.
 pub(super) struct Found {
     /// First violating state per checked property.
-    pub(super) violations: Vec<Option<StateId>>,
+    pub(super) violations: Vec<Option<At>>,
     /// Violating states per checked property (all of them with
     /// `--continue`; otherwise those of the first violating level).
     pub(super) errors: Vec<u64>,
-    pub(super) model_error: Option<(StateId, String)>,
+    pub(super) model_error: Option<(At, String)>,
     pub(super) transitions: u64,
     /// Deadlocked states among those explored (`None`: not counted, as no
     /// checked property mentions `deadlock`).

@@ -24,14 +24,14 @@ mod rebuild;
 
 use super::CheckError;
 use super::result::{Limit, Outcome, RunReport, Stats, Suggestion};
-use super::store::{Level, Parent, ROOT, StateStore, fits_parent};
+use super::store::{self, Level, StateStore};
 use super::symmetry::Symmetry;
 use super::{Budget, CheckOptions, MODEL_ERRORS, Mode, POLL_EVERY, next, selected_properties};
 #[cfg(test)]
 use crate::program::Val;
 use crate::program::{Explorer, Program, Succs};
 use crate::property::{self, ConcreteChecker};
-use found::{Batch, Candidate, Finding, Found};
+use found::{At, Batch, Candidate, Finding, Found};
 use rayon::prelude::*;
 use serde_json::Value;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -52,7 +52,7 @@ struct Search<'p> {
     exp: Explorer<'p>,
     /// Symmetry reduction: states are stored canonicalised.
     sym: Option<Symmetry>,
-    /// Every state found, with its parent link.
+    /// Every state found, with its depth tag.
     visited: StateStore,
     pool: rayon::ThreadPool,
     /// One scratch per worker thread.
@@ -73,6 +73,8 @@ struct Scratch {
     state: Vec<u32>,
     next: Vec<u32>,
     packed: Vec<u64>,
+    /// Successors waiting to be inserted.
+    batch: store::Batch,
     checkers: Vec<ConcreteChecker>,
     /// The `deadlock` predicate, when deadlocks are counted.
     deadlock: Option<ConcreteChecker>,
@@ -210,32 +212,36 @@ impl Shared<'_, '_> {
                     }
                     f(i, &mut w, &mut b);
                 }
+                self.visited.flush(&mut w.batch);
                 b
             })
             .reduce(|| Batch::new(props), |a, b| a.merge(b, self.level))
     }
 
-    /// Inserts the successors of state i (unpacked in `w.state`) by thread t.
+    /// Inserts the successors of state i (unpacked in `w.state`) by thread
+    /// t: each is the packed state with two fields rewritten (the global
+    /// store and the thread's local store), or, under symmetry, the state
+    /// canonicalised and packed again.
     fn emit(&self, i: usize, t: usize, succs: &Succs, w: &mut Scratch, b: &mut Batch) {
         if succs.error.is_some() {
             self.note(b, i, Finding::Stuck(t as u32));
         }
-        let parent = self.level.ids[i];
+        let packer = &self.visited.packer;
         for step in &succs.steps {
             b.transitions += 1;
-            w.next.clone_from(&w.state);
-            w.next[0] = step.g;
-            w.next[1 + t] = step.l;
             if let Some(sym) = self.sym {
+                w.next.clone_from(&w.state);
+                w.next[0] = step.g;
+                w.next[1 + t] = step.l;
                 sym.canonicalise(&mut w.next);
+                packer.pack(&w.next, &mut w.packed);
+            } else {
+                w.packed.clear();
+                w.packed.extend_from_slice(self.level.packed(i));
+                packer.put(&mut w.packed, 0, step.g);
+                packer.put(&mut w.packed, 1 + t, step.l);
             }
-            self.visited.packer.pack(&w.next, &mut w.packed);
-            let link = Parent {
-                state: parent,
-                thread: t as u16,
-                trans: step.trans as u16,
-            };
-            self.visited.insert(&w.packed, link, None);
+            self.visited.push(&mut w.batch, &w.packed);
         }
     }
 
@@ -256,7 +262,6 @@ impl<'p> Search<'p> {
         jobs: Option<usize>,
         max_states: Option<usize>,
     ) -> Result<Search<'p>, CheckError> {
-        fits_parent(prog)?;
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(jobs.unwrap_or(0).min(1024))
             .build()
@@ -276,6 +281,7 @@ impl<'p> Search<'p> {
                     state: Vec::new(),
                     next: Vec::new(),
                     packed: Vec::new(),
+                    batch: store::Batch::default(),
                     checkers: checkers.clone(),
                     deadlock: deadlock.clone(),
                     since_poll: 0,
@@ -302,12 +308,7 @@ impl<'p> Search<'p> {
                 sym.canonicalise(&mut st);
             }
             s.visited.packer.pack(&st, &mut packed);
-            let root = Parent {
-                state: ROOT,
-                thread: 0,
-                trans: 0,
-            };
-            s.visited.insert(&packed, root, None);
+            s.visited.insert(&packed);
         }
         Ok(s)
     }
@@ -439,14 +440,11 @@ impl<'p> Search<'p> {
                 next[0] = st.g;
                 next[1 + st.sender] = st.l_send;
                 next[1 + st.receiver] = st.l_recv;
+                if let Some(sym) = &self.sym {
+                    sym.canonicalise(&mut next);
+                }
                 self.visited.packer.pack(&next, &mut packed);
-                let link = Parent {
-                    state: level.ids[i],
-                    thread: st.sender as u16,
-                    trans: st.send_trans as u16,
-                };
-                let partner = (st.receiver as u32, st.recv_trans);
-                self.visited.insert(&packed, link, Some(partner));
+                self.visited.insert(&packed);
             }
         }
         true
@@ -512,6 +510,7 @@ impl<'p> Search<'p> {
         let mut before = self.visited.len() - level.len();
         while !level.is_empty() {
             f.depth = depth;
+            self.visited.set_depth(depth + 1);
             let mut batch = Batch::new(props.len());
             let mut start = 0;
             // Why a budget stopped the search inside this level, if one did.
@@ -555,13 +554,20 @@ impl<'p> Search<'p> {
             f.note_batch(&batch, counting);
             for (k, v) in batch.violations.iter().enumerate() {
                 if let (Some(i), false) = (v, done[k]) {
-                    f.violations[k] = Some(level.ids[*i as usize]);
+                    f.violations[k] = Some(At {
+                        key: level.packed(*i as usize).to_vec(),
+                        depth,
+                    });
                     done[k] = true;
                 }
             }
             if let (Some(c), None) = (batch.model_error, &f.model_error) {
                 let msg = self.describe(&level, c, props);
-                f.model_error = Some((level.ids[c.index as usize], msg));
+                let at = At {
+                    key: level.packed(c.index as usize).to_vec(),
+                    depth,
+                };
+                f.model_error = Some((at, msg));
             }
             if let Some(why) = why {
                 f.budget_hit = Some(why);
@@ -576,10 +582,10 @@ impl<'p> Search<'p> {
                 break;
             }
             before += level.len();
-            // The next level is copied out whole (packed words and an id
-            // per state): a jump no poll sees, so it must fit first.
+            // The next level is copied out whole (its packed words): a jump
+            // no poll sees, so it must fit first.
             let next = (self.visited.len() - before) as u64;
-            let copy = next * (self.visited.packed_bytes() as u64 + 4);
+            let copy = next * self.visited.packed_bytes() as u64;
             if let Some(why) = budget.memory_for(copy) {
                 f.budget_hit = Some(why);
                 break;
@@ -612,17 +618,16 @@ pub(crate) fn reachable(prog: &Program) -> Result<Vec<StateValues>, CheckError> 
     if let Some(why) = f.budget_hit {
         return Err(CheckError::Budget(why));
     }
-    Ok(s.visited
-        .ids()
-        .into_iter()
-        .map(|id| {
-            let st = s.visited.get(id);
-            let ls = (0..prog.threads.len())
-                .map(|t| s.exp.local(t, st[1 + t]).to_vec())
-                .collect();
-            (s.exp.globals.get(st[0]).to_vec(), ls)
-        })
-        .collect())
+    let mut states = Vec::new();
+    let mut st = Vec::new();
+    s.visited.for_each(|_, key, _| {
+        s.visited.packer.unpack(key, &mut st);
+        let ls = (0..prog.threads.len())
+            .map(|t| s.exp.local(t, st[1 + t]).to_vec())
+            .collect();
+        states.push((s.exp.globals.get(st[0]).to_vec(), ls));
+    });
+    Ok(states)
 }
 
 /// After a search of this many states, the interned stores are freed on
@@ -674,8 +679,8 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
         .map(|(k, (&p, v))| {
             let property = prog.properties[p].name.clone();
             match (v, &f.budget_hit) {
-                (Some(id), _) => {
-                    let trace = s.trace(*id);
+                (Some(at), _) => {
+                    let trace = s.trace(at);
                     let what = if prog.properties[p].only_in_deadlocks {
                         "a deadlock (no thread can move, and one rests at a location that is not final)"
                     } else {
@@ -714,8 +719,8 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
         })
         .collect();
     outcomes.push(match f.model_error {
-        Some((id, msg)) => {
-            let mut trace = s.trace(id);
+        Some((at, msg)) => {
+            let mut trace = s.trace(&at);
             trace.failure = Some(msg.clone());
             Outcome::violated(
                 MODEL_ERRORS,
@@ -761,8 +766,11 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
     );
     if let Some(sym) = &s.sym {
         // The unreduced count, computed from the orbits (not enumerated).
-        let full: Option<u128> = s.visited.ids().into_iter().try_fold(0u128, |acc, id| {
-            acc.checked_add(sym.orbit_size(&s.visited.get(id))?)
+        let mut full = Some(0u128);
+        let mut st = Vec::new();
+        s.visited.for_each(|_, key, _| {
+            s.visited.packer.unpack(key, &mut st);
+            full = full.and_then(|f| f.checked_add(sym.orbit_size(&st)?));
         });
         stats.push(
             "full_states",

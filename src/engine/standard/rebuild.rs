@@ -1,97 +1,234 @@
-//! `standard`'s counterexamples: the shortest trace to a state, rebuilt from
-//! the visited set's parent links, or, under `--symmetry` (where parent
-//! links join canonical states), by replaying successors from the initial
-//! state until each step's canonical form matches the chain (TLC's
-//! technique).
+//! `standard`'s counterexamples: the shortest trace to a state at depth d,
+//! rebuilt from the visited set without parent links. Each stored state
+//! carries its depth modulo a period (its tag), so a predecessor at depth
+//! d - 1 is found by searching the states tagged d - 1 for one with a step
+//! to the target, then again from there, back to an initial state; any
+//! such chain of d steps is a shortest trace. Under `--symmetry` the chain
+//! joins canonical states, and a concrete trace is then replayed from the
+//! initial state, at each step some thread's step leading to a state whose
+//! canonical form is the next on the chain (TLC's technique).
+//!
+//! The tag is exact while the search is shallower than its period (2^8 - 1
+//! levels at least, 2^24 - 1 for most models, whose packed states leave
+//! spare bits). In a deeper search, a state tagged d - 1 may lie deeper or
+//! shallower by a multiple of the period; `Exact` then numbers the periods
+//! (the epoch, depth / period) of the states up to the target's depth by a
+//! forward breadth-first search over the stored states, marking each with
+//! its epoch as it is reached. Tag and epoch together give the exact depth.
 
 use super::Search;
+use super::found::At;
 use crate::engine::result::Trace;
-use crate::engine::store::{ROOT, StateId};
 use crate::engine::trace::{StateIds, StepIds};
 
-impl Search<'_> {
-    fn ids(&self, id: StateId) -> StateIds {
-        let s = self.visited.get(id);
-        (s[0], s[1..].to_vec())
+/// The epoch (depth / period) of each stored state up to a depth (one u16
+/// per entry of each shard, `u16::MAX` for the others), when tags alone
+/// cannot tell the levels apart. Built only then: 2 bytes per entry for the
+/// time of the rebuilding.
+struct Exact {
+    period: usize,
+    epochs: Vec<Vec<u16>>,
+}
+
+impl Exact {
+    fn epoch(&self, (s, e): (usize, usize)) -> u16 {
+        self.epochs[s][e]
     }
 
-    /// State ids from an initial state to `id`, by parent links.
-    fn chain(&self, id: StateId) -> Vec<StateId> {
-        let mut chain = vec![id];
-        let mut at = id;
-        loop {
-            let p = self.visited.parent(at).state;
-            if p == ROOT {
-                break;
+    fn set(&mut self, (s, e): (usize, usize), depth: usize) {
+        self.epochs[s][e] = (depth / self.period) as u16;
+    }
+
+    /// Is an entry tagged like `depth` at `depth` exactly?
+    fn allows(&self, pos: (usize, usize), depth: usize) -> bool {
+        self.epoch(pos) as usize == depth / self.period
+    }
+}
+
+/// A step from a candidate predecessor to the target: the moving thread,
+/// its transition, the receiver of a rendezvous, and the state after
+/// (concrete: not canonicalised).
+type Move = (usize, u32, Option<(usize, u32)>, Vec<u32>);
+
+impl Search<'_> {
+    /// Every move of the state `st` (thread steps, then rendezvous).
+    fn moves(&mut self, st: &[u32]) -> Vec<Move> {
+        let mut out = Vec::new();
+        for t in 0..st.len() - 1 {
+            let succs = self.exp.successors(t, st[0], st[1 + t]);
+            for step in &succs.steps {
+                let mut next = st.to_vec();
+                next[0] = step.g;
+                next[1 + t] = step.l;
+                out.push((t, step.trans, None, next));
             }
-            chain.push(p);
-            at = p;
+        }
+        if !self.exp.prog.channels.is_empty() {
+            for sy in self.exp.sync_steps(st[0], &st[1..]).0 {
+                let mut next = st.to_vec();
+                next[0] = sy.g;
+                next[1 + sy.sender] = sy.l_send;
+                next[1 + sy.receiver] = sy.l_recv;
+                out.push((
+                    sy.sender,
+                    sy.send_trans,
+                    Some((sy.receiver, sy.recv_trans)),
+                    next,
+                ));
+            }
+        }
+        out
+    }
+
+    /// The packed form of a state as stored (canonical under symmetry).
+    fn stored_key(&self, st: &[u32]) -> Vec<u64> {
+        let mut st = st.to_vec();
+        if let Some(sym) = &self.sym {
+            sym.canonicalise(&mut st);
+        }
+        let mut key = Vec::new();
+        self.visited.packer.pack(&st, &mut key);
+        key
+    }
+
+    /// A stored state at `depth` with a move to `target` (packed, as
+    /// stored), and that move.
+    fn predecessor(
+        &mut self,
+        target: &[u64],
+        depth: usize,
+        exact: Option<&Exact>,
+    ) -> Option<(Vec<u64>, Move)> {
+        let tag = self.visited.tag_of_depth(depth);
+        let mut candidates = Vec::new();
+        self.visited.for_each(|pos, key, t| {
+            if t == tag && exact.is_none_or(|x| x.allows(pos, depth)) {
+                candidates.extend_from_slice(key);
+            }
+        });
+        let words = self.visited.packer.words;
+        let mut st = Vec::new();
+        for key in candidates.chunks_exact(words) {
+            self.visited.packer.unpack(key, &mut st);
+            let moves = self.moves(&st);
+            if let Some(m) = moves.into_iter().find(|m| self.stored_key(&m.3) == target) {
+                return Some((key.to_vec(), m));
+            }
+        }
+        None
+    }
+
+    /// Numbers the epochs of the states of depth at most `upto` by a
+    /// forward breadth-first search (see the module header).
+    fn exact_levels(&mut self, upto: usize) -> Exact {
+        let mut x = Exact {
+            period: self.visited.period(),
+            epochs: self
+                .visited
+                .slots()
+                .into_iter()
+                .map(|n| vec![u16::MAX; n])
+                .collect(),
+        };
+        let mut level: Vec<Vec<u32>> = Vec::new();
+        for (g, ls) in self.exp.initial_states() {
+            let mut st = vec![g];
+            st.extend(ls);
+            if let Some(pos) = self.visited.find(&self.stored_key(&st))
+                && x.epoch(pos) == u16::MAX
+            {
+                x.set(pos, 0);
+                level.push(st);
+            }
+        }
+        let mut st = Vec::new();
+        for depth in 0..upto {
+            let mut next = Vec::new();
+            for cur in &level {
+                for m in self.moves(cur) {
+                    let key = self.stored_key(&m.3);
+                    let Some(pos) = self.visited.find(&key) else {
+                        continue;
+                    };
+                    if x.epoch(pos) == u16::MAX {
+                        x.set(pos, depth + 1);
+                        self.visited.packer.unpack(&key, &mut st);
+                        next.push(st.clone());
+                    }
+                }
+            }
+            level = next;
+        }
+        x
+    }
+
+    /// The shortest trace to the state `at`.
+    pub(super) fn trace(&mut self, at: &At) -> Trace {
+        // Levels share tags once the search went a period deep. (Epochs
+        // are u16: past 2^16 periods of at least 255 levels, which no
+        // search reaches, the tags alone would be trusted.)
+        let period = self.visited.period();
+        let exact = (self.visited.deepest() >= period && at.depth / period < u16::MAX as usize)
+            .then(|| self.exact_levels(at.depth));
+        // Backwards: (state as stored, the move into the next one).
+        let mut chain: Vec<(Vec<u64>, Option<Move>)> = vec![(at.key.clone(), None)];
+        let mut target = at.key.clone();
+        for depth in (0..at.depth).rev() {
+            // The target was reached from its level, so a predecessor
+            // exists; if none is found (an internal fault), the trace
+            // starts at the last state reached.
+            let Some((key, m)) = self.predecessor(&target, depth, exact.as_ref()) else {
+                break;
+            };
+            chain.last_mut().expect("the chain starts non-empty").1 = Some(m);
+            chain.push((key.clone(), None));
+            target = key;
         }
         chain.reverse();
-        chain
-    }
-
-    /// The shortest trace to state `id`, replayed from its parent links.
-    pub(super) fn trace(&mut self, id: StateId) -> Trace {
         if self.sym.is_some() {
-            return self.trace_by_replay(id);
+            let keys: Vec<Vec<u64>> = chain.into_iter().map(|(k, _)| k).collect();
+            return self.trace_by_replay(&keys);
         }
-        let chain = self.chain(id);
-        let steps: Vec<StepIds> = chain[1..]
-            .iter()
-            .map(|&s| {
-                let p = self.visited.parent(s);
-                StepIds {
-                    thread: p.thread as usize,
-                    trans: p.trans as u32,
-                    partner: self.visited.partner(s).map(|(u, tr)| (u as usize, tr)),
-                    state: self.ids(s),
-                }
+        let mut st = Vec::new();
+        self.visited.packer.unpack(&chain[0].0, &mut st);
+        let initial: StateIds = (st[0], st[1..].to_vec());
+        let steps: Vec<StepIds> = chain
+            .into_iter()
+            .filter_map(|(_, m)| m)
+            .map(|(thread, trans, partner, next)| StepIds {
+                thread,
+                trans,
+                partner,
+                state: (next[0], next[1..].to_vec()),
             })
             .collect();
-        Trace::build(&self.exp, &self.ids(chain[0]), &steps)
+        Trace::build(&self.exp, &initial, &steps)
     }
 
-    /// With symmetry, parent links join canonical states, whose threads are
-    /// permuted from one step to the next. A concrete trace is rebuilt by
-    /// replaying from the (canonical, hence real) initial state: at each
-    /// step, some thread's step leads to a state whose canonical form is the
-    /// next one on the chain (TLC's technique).
-    fn trace_by_replay(&mut self, id: StateId) -> Trace {
-        let chain = self.chain(id);
-        let mut cur: Vec<u32> = self.visited.get(chain[0]);
+    /// With symmetry, the chain joins canonical states, whose threads are
+    /// permuted from one step to the next: replays from the (canonical,
+    /// hence real) initial state, at each step a move whose canonical form
+    /// is the next state on the chain.
+    fn trace_by_replay(&mut self, chain: &[Vec<u64>]) -> Trace {
+        let mut cur = Vec::new();
+        self.visited.packer.unpack(&chain[0], &mut cur);
         let initial = (cur[0], cur[1..].to_vec());
         let mut steps = Vec::new();
-        for &next in &chain[1..] {
-            let target = self.visited.get(next);
-            let mut found = None;
-            'threads: for t in 0..cur.len() - 1 {
-                let succs = self.exp.successors(t, cur[0], cur[1 + t]);
-                for st in &succs.steps {
-                    let mut cand = cur.clone();
-                    cand[0] = st.g;
-                    cand[1 + t] = st.l;
-                    let concrete = cand.clone();
-                    if let Some(sym) = &self.sym {
-                        sym.canonicalise(&mut cand);
-                    }
-                    if *cand == *target {
-                        found = Some((t, st.trans, concrete));
-                        break 'threads;
-                    }
-                }
-            }
-            // The chain was built from these very successors, so a step exists.
-            let Some((t, trans, concrete)) = found else {
+        for target in &chain[1..] {
+            let moves = self.moves(&cur);
+            // The chain was built from these very moves, so one exists.
+            let Some((thread, trans, partner, next)) =
+                moves.into_iter().find(|m| self.stored_key(&m.3) == *target)
+            else {
                 break;
             };
             steps.push(StepIds {
-                thread: t,
+                thread,
                 trans,
-                partner: None,
-                state: (concrete[0], concrete[1..].to_vec()),
+                partner,
+                state: (next[0], next[1..].to_vec()),
             });
-            cur = concrete;
+            cur = next;
         }
         Trace::build(&self.exp, &initial, &steps)
     }
