@@ -2,6 +2,7 @@
 //! engines: `(thread, g, l) -> [(g', l', transition)]`, memoised. The
 //! rendezvous, which move two threads, are in `rendezvous.rs`.
 
+use super::dense_memo::DenseMemo;
 use super::rendezvous::Offers;
 use super::{Action, CExpr, Ctx, EvalError, Program, Target, Val};
 use rustc_hash::FxHashMap;
@@ -31,6 +32,10 @@ impl Interner {
     }
     pub(crate) fn get(&self, id: u32) -> &[Val] {
         &self.items[id as usize]
+    }
+    /// Stores interned.
+    pub(crate) fn len(&self) -> usize {
+        self.items.len()
     }
 }
 
@@ -62,6 +67,10 @@ pub(crate) struct Explorer<'p> {
     /// template whose code never reads `tid`.
     class_of: Vec<usize>,
     memo: Vec<FxHashMap<(u32, u32), Arc<Succs>>>,
+    /// The memo again as an array, while the stores are few.
+    dense: DenseMemo,
+    /// The template of each memo class.
+    class_template: Vec<usize>,
     /// The rendezvous a thread offers from `(g, l)`, per memo class, and
     /// their number (bounded by `MEMO_LIMIT` too).
     pub(super) offers_memo: Vec<FxHashMap<(u32, u32), Arc<Offers>>>,
@@ -78,6 +87,7 @@ impl<'p> Explorer<'p> {
         let mut class_of = Vec::new();
         let mut classes = 0;
         let mut template_class: Vec<Option<usize>> = vec![None; prog.templates.len()];
+        let mut class_template = Vec::new();
         for th in &prog.threads {
             let t = th.template as usize;
             let shared = !uses_tid(&prog.templates[t]);
@@ -85,6 +95,7 @@ impl<'p> Explorer<'p> {
                 Some(c) if shared => c,
                 _ => {
                     classes += 1;
+                    class_template.push(t);
                     if shared {
                         template_class[t] = Some(classes - 1);
                     }
@@ -99,6 +110,8 @@ impl<'p> Explorer<'p> {
             locals: prog.templates.iter().map(|_| Interner::default()).collect(),
             class_of,
             memo: (0..classes).map(|_| FxHashMap::default()).collect(),
+            dense: DenseMemo::default(),
+            class_template,
             offers_memo: (0..classes).map(|_| FxHashMap::default()).collect(),
             offers_entries: 0,
             memo_entries: 0,
@@ -189,9 +202,26 @@ impl<'p> Explorer<'p> {
         let succs = Arc::new(self.compute(thread, g, l));
         if self.memo_entries < self.memo_limit {
             self.memo[class].insert((g, l), succs.clone());
+            self.dense.add(class, g, l, &succs);
             self.memo_entries += 1;
         }
         succs
+    }
+
+    /// Brings the dense view of the memo up to date with the stores
+    /// interned so far (cheap when nothing fell outside it).
+    pub(crate) fn refresh_dense(&mut self) {
+        let locals: Vec<usize> = self
+            .class_template
+            .iter()
+            .map(|&t| self.locals[t].len())
+            .collect();
+        let memo = self
+            .memo
+            .iter()
+            .enumerate()
+            .flat_map(|(c, m)| m.iter().map(move |(&(g, l), s)| (c, g, l, s)));
+        self.dense.refresh(self.globals.len(), &locals, memo);
     }
 
     /// Threads in one memo class have the same successors from the same
@@ -202,7 +232,11 @@ impl<'p> Explorer<'p> {
 
     /// The successors of a memo class from `(g, l)` if they are memoised: a
     /// read-only lookup, shared by the workers of a parallel search.
+    #[inline]
     pub(crate) fn memoised(&self, class: usize, g: u32, l: u32) -> Option<&Succs> {
+        if let Some(found) = self.dense.get(class, g, l) {
+            return found;
+        }
         self.memo[class].get(&(g, l)).map(|s| &**s)
     }
 

@@ -3,6 +3,7 @@
 //! `model::load`; read (never modified) by every engine.
 
 pub(crate) mod cexpr;
+pub(crate) mod dense_memo;
 pub(crate) mod explore;
 pub(crate) mod ops;
 pub(crate) mod ranges;

@@ -82,11 +82,6 @@ struct Scratch {
     since_poll: u32,
 }
 
-/// Successor lookups remembered within one state: threads of one memo
-/// class at the same local store step alike (most threads of a replicated
-/// template sit at a few local stores).
-const RECENT: usize = 8;
-
 /// What every worker reads during a level.
 struct Shared<'a, 'p> {
     exp: &'a Explorer<'p>,
@@ -164,18 +159,9 @@ impl Shared<'_, '_> {
     fn expand_threads(&self, i: usize, w: &mut Scratch, b: &mut Batch) -> bool {
         let (g, locals) = (w.state[0], &w.state[1..]);
         let mut quiet = true;
-        let mut recent: [(usize, u32, Option<&Succs>); RECENT] = [(usize::MAX, 0, None); RECENT];
         for t in 0..locals.len() {
             let (class, l) = (self.exp.memo_class(t), w.state[1 + t]);
-            let slot = (class + l as usize) % RECENT;
-            let succs = match recent[slot] {
-                (c, m, found) if c == class && m == l => found,
-                _ => {
-                    let found = self.exp.memoised(class, g, l);
-                    recent[slot] = (class, l, found);
-                    found
-                }
-            };
+            let succs = self.exp.memoised(class, g, l);
             match succs {
                 Some(succs) => {
                     quiet &= succs.steps.is_empty() && succs.error.is_none();
@@ -511,6 +497,7 @@ impl<'p> Search<'p> {
         while !level.is_empty() {
             f.depth = depth;
             self.visited.set_depth(depth + 1);
+            self.exp.refresh_dense();
             let mut batch = Batch::new(props.len());
             let mut start = 0;
             // Why a budget stopped the search inside this level, if one did.
