@@ -32,7 +32,7 @@ const GROWTH: f64 = 1.5;
 /// Buckets past the last home, so that a run of full buckets at the end of
 /// the table has room to spill; the table grows early if it would spill
 /// further.
-const SPILL: usize = 16;
+const SPILL: usize = 4;
 
 /// Entries per bucket: a cache line of 8-byte states.
 fn bucket_entries(words: usize) -> usize {
@@ -154,7 +154,7 @@ impl Table {
     /// stays near its average rather than swinging with every step.
     pub(crate) fn new(words: usize, tag_bits: u32, phase: f64) -> Table {
         let per_bucket = bucket_entries(words);
-        let homes = (64.0 * GROWTH.powf(phase)).round() as usize;
+        let homes = (16.0 * GROWTH.powf(phase)).round() as usize;
         Table {
             words,
             per_bucket,
