@@ -20,6 +20,7 @@ use super::Search;
 use super::found::At;
 use crate::engine::result::Trace;
 use crate::engine::trace::{StateIds, StepIds};
+use rayon::prelude::*;
 
 /// The epoch (depth / period) of each stored state up to a depth (one u16
 /// per entry of each shard, `u16::MAX` for the others), when tags alone
@@ -42,6 +43,34 @@ impl Exact {
     /// Is an entry tagged like `depth` at `depth` exactly?
     fn allows(&self, pos: (usize, usize), depth: usize) -> bool {
         self.epoch(pos) as usize == depth / self.period
+    }
+}
+
+/// Levels read from the visited set ahead of need: the walk back takes
+/// one level per step, and reading several in one pass over the tables
+/// saves most of the passes (each reads the whole visited set).
+#[derive(Default)]
+struct Levels {
+    /// The keys at depth `next`, `next - 1`, ...
+    ahead: Vec<Vec<u64>>,
+    next: usize,
+}
+
+/// Levels read per pass.
+const LEVELS_PER_PASS: usize = 8;
+
+impl Levels {
+    /// The keys of the states at `depth` (tagged so; the walk asks for
+    /// depths in decreasing order).
+    fn take(&mut self, visited: &crate::engine::store::StateStore, depth: usize) -> Vec<u64> {
+        if self.ahead.is_empty() || depth != self.next {
+            let count = LEVELS_PER_PASS.min(depth + 1).min(visited.period());
+            self.ahead = visited.keys_tagged(depth, count);
+            self.ahead.reverse();
+            self.next = depth;
+        }
+        self.next = self.next.wrapping_sub(1);
+        self.ahead.pop().unwrap_or_default()
     }
 }
 
@@ -98,17 +127,47 @@ impl Search<'_> {
         target: &[u64],
         depth: usize,
         exact: Option<&Exact>,
+        levels: &mut Levels,
     ) -> Option<(Vec<u64>, Move)> {
         let tag = self.visited.tag_of_depth(depth);
-        let mut candidates = Vec::new();
-        self.visited.for_each(|pos, key, t| {
-            if t == tag && exact.is_none_or(|x| x.allows(pos, depth)) {
-                candidates.extend_from_slice(key);
-            }
-        });
         let words = self.visited.packer.words;
+        let mut goal = Vec::new();
+        self.visited.packer.unpack(target, &mut goal);
+        // A move changes one thread's local store (two in a rendezvous):
+        // a candidate that differs in more cannot precede the target, and
+        // most candidates are ruled out so, without computing their moves
+        // (in parallel, on the search's workers).
+        let most = if self.exp.prog.channels.is_empty() {
+            1
+        } else {
+            2
+        };
+        let near: Vec<u64> = self.pool.install(|| {
+            let candidates = match exact {
+                None => levels.take(&self.visited, depth),
+                Some(x) => {
+                    let mut c = Vec::new();
+                    self.visited.for_each(|pos, key, t| {
+                        if t == tag && x.allows(pos, depth) {
+                            c.extend_from_slice(key);
+                        }
+                    });
+                    c
+                }
+            };
+            candidates
+                .par_chunks_exact(words)
+                .filter(|key| {
+                    let mut st = Vec::new();
+                    self.visited.packer.unpack(key, &mut st);
+                    self.threads_apart(&st, &goal) <= most
+                })
+                .flatten()
+                .copied()
+                .collect()
+        });
         let mut st = Vec::new();
-        for key in candidates.chunks_exact(words) {
+        for key in near.chunks_exact(words) {
             self.visited.packer.unpack(key, &mut st);
             let moves = self.moves(&st);
             if let Some(m) = moves.into_iter().find(|m| self.stored_key(&m.3) == target) {
@@ -116,6 +175,39 @@ impl Search<'_> {
             }
         }
         None
+    }
+
+    /// In how many threads' local stores two stored states differ (under
+    /// symmetry, as multisets per block of interchangeable threads).
+    fn threads_apart(&self, a: &[u32], b: &[u32]) -> usize {
+        let Some(sym) = &self.sym else {
+            return a[1..].iter().zip(&b[1..]).filter(|(x, y)| x != y).count();
+        };
+        let mut apart = 0;
+        let mut covered = 0;
+        for block in &sym.blocks {
+            covered += block.len();
+            let (xs, ys) = (
+                &a[1 + block.start..1 + block.end],
+                &b[1 + block.start..1 + block.end],
+            );
+            // Both sorted: count the elements of `xs` not matched in `ys`.
+            let (mut i, mut j) = (0, 0);
+            while i < xs.len() && j < ys.len() {
+                match xs[i].cmp(&ys[j]) {
+                    std::cmp::Ordering::Equal => (i, j) = (i + 1, j + 1),
+                    std::cmp::Ordering::Less => (apart, i) = (apart + 1, i + 1),
+                    std::cmp::Ordering::Greater => j += 1,
+                }
+            }
+            apart += xs.len() - i;
+        }
+        // The threads outside every block, position by position.
+        let _ = covered;
+        apart
+            + (1..a.len())
+                .filter(|&p| !sym.blocks.iter().any(|b| b.contains(&(p - 1))) && a[p] != b[p])
+                .count()
     }
 
     /// Numbers the epochs of the states of depth at most `upto` by a
@@ -173,11 +265,13 @@ impl Search<'_> {
         // Backwards: (state as stored, the move into the next one).
         let mut chain: Vec<(Vec<u64>, Option<Move>)> = vec![(at.key.clone(), None)];
         let mut target = at.key.clone();
+        let mut levels = Levels::default();
         for depth in (0..at.depth).rev() {
             // The target was reached from its level, so a predecessor
             // exists; if none is found (an internal fault), the trace
             // starts at the last state reached.
-            let Some((key, m)) = self.predecessor(&target, depth, exact.as_ref()) else {
+            let Some((key, m)) = self.predecessor(&target, depth, exact.as_ref(), &mut levels)
+            else {
                 break;
             };
             chain.last_mut().expect("the chain starts non-empty").1 = Some(m);

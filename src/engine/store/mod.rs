@@ -348,6 +348,32 @@ impl StateStore {
         (0..SHARDS).map(|s| self.shard(s).table.slots()).collect()
     }
 
+    /// The keys of the states tagged like each of the depths `first -
+    /// count + 1 ..= first` (fewer than a period), deepest first: one pass
+    /// over the shards for several levels, scanned in parallel on the
+    /// caller's rayon pool, in shard order.
+    pub(crate) fn keys_tagged(&self, first: usize, count: usize) -> Vec<Vec<u64>> {
+        use rayon::prelude::*;
+        let period = self.period() as u64;
+        let top = self.tag_of_depth(first);
+        // Tags run 1..=period: depth first - k has tag top - k, wrapped.
+        let which = |t: u64| {
+            let k = ((top + period - t) % period) as usize;
+            (k < count).then_some(k)
+        };
+        let parts: Vec<Vec<Vec<u64>>> = (0..SHARDS)
+            .into_par_iter()
+            .map(|s| {
+                let mut out = vec![Vec::new(); count];
+                self.shard(s).table.keys_tagged(which, &mut out);
+                out
+            })
+            .collect();
+        (0..count)
+            .map(|k| parts.iter().flat_map(|p| p[k].iter().copied()).collect())
+            .collect()
+    }
+
     /// Every stored state `((shard, entry), key, tag)`, shard by shard.
     pub(crate) fn for_each(&self, mut f: impl FnMut((usize, usize), &[u64], u64)) {
         for s in 0..SHARDS {

@@ -358,6 +358,24 @@ impl Table {
         }
     }
 
+    /// Appends the key of each entry whose tag `which` maps to `Some(k)`
+    /// to `out[k]` (tag bits cleared): one sequential pass, the trace
+    /// rebuilding's inner loop.
+    pub(crate) fn keys_tagged(&self, which: impl Fn(u64) -> Option<usize>, out: &mut [Vec<u64>]) {
+        let (w, shift) = (self.words, self.tag_mask.trailing_zeros());
+        let keep = !self.tag_mask;
+        for ent in self.slots.chunks_exact(w) {
+            let last = ent[w - 1];
+            if last == 0 {
+                continue;
+            }
+            if let Some(k) = which((last & self.tag_mask) >> shift) {
+                out[k].extend_from_slice(&ent[..w - 1]);
+                out[k].push(last & keep);
+            }
+        }
+    }
+
     /// Every entry `(index, key, tag)`, in table order; the key is written
     /// with its tag bits cleared.
     pub(crate) fn for_each(&self, mut f: impl FnMut(usize, &[u64], u64)) {
