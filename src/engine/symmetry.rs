@@ -15,6 +15,8 @@ use crate::program::{CExpr, Program};
 #[derive(Clone, Debug)]
 pub(crate) struct Symmetry {
     pub(crate) blocks: Vec<std::ops::Range<usize>>,
+    /// Per thread: the block it belongs to, if any.
+    block_of: Vec<Option<usize>>,
 }
 
 impl Symmetry {
@@ -63,7 +65,51 @@ impl Symmetry {
                 "--symmetry: the model has no interchangeable threads: {why}"
             )));
         }
-        Ok(Symmetry { blocks })
+        Ok(Symmetry::new(blocks, prog.threads.len()))
+    }
+
+    pub(crate) fn new(blocks: Vec<std::ops::Range<usize>>, threads: usize) -> Symmetry {
+        let mut block_of = vec![None; threads];
+        for (k, b) in blocks.iter().enumerate() {
+            for t in b.clone() {
+                block_of[t] = Some(k);
+            }
+        }
+        Symmetry { blocks, block_of }
+    }
+
+    /// In a canonical state, does thread `t` stand in the same block as
+    /// thread `t - 1` with the same local store? Then its moves lead to the
+    /// same canonical states as that thread's: a search expands each
+    /// distinct local store of a block once, not each thread (with n
+    /// threads at a few local stores, the difference between O(n) and
+    /// O(distinct) expansions per state).
+    #[inline]
+    pub(crate) fn repeats(&self, state: &[u32], t: usize) -> bool {
+        t > 0
+            && self.block_of[t].is_some()
+            && self.block_of[t] == self.block_of[t - 1]
+            && state[1 + t] == state[t]
+    }
+
+    /// Restores a canonical state after thread `t`'s local store changed:
+    /// moves it to its sorted place in its block (one shift, where
+    /// `canonicalise` would sort the whole block).
+    pub(crate) fn reposition(&self, state: &mut [u32], t: usize) {
+        let Some(k) = self.block_of[t] else {
+            return;
+        };
+        let b = &self.blocks[k];
+        let (lo, hi) = (1 + b.start, 1 + b.end);
+        let mut i = 1 + t;
+        while i > lo && state[i - 1] > state[i] {
+            state.swap(i - 1, i);
+            i -= 1;
+        }
+        while i + 1 < hi && state[i + 1] < state[i] {
+            state.swap(i + 1, i);
+            i += 1;
+        }
     }
 
     /// Sorts each block of a state `[g, l_1, .., l_n]` in place.
@@ -113,9 +159,7 @@ mod tests {
 
     #[test]
     fn orbit_of_a_multiset_is_the_multinomial() {
-        let s = Symmetry {
-            blocks: std::iter::once(0..4).collect(),
-        };
+        let s = Symmetry::new(std::iter::once(0..4).collect(), 4);
         // {a, a, b, c}: 4!/(2!1!1!) = 12.
         assert_eq!(s.orbit_size(&[0, 1, 1, 2, 3]), Some(12));
         assert_eq!(s.orbit_size(&[0, 5, 5, 5, 5]), Some(1));

@@ -151,3 +151,45 @@ fn asymmetric_models_are_refused_with_the_reason() {
     .to_string();
     assert!(err.contains("standard only"), "{err}");
 }
+
+/// Threads that move back and forth (a cycle a → b → c → a, and b → a):
+/// a successor may have to move a thread anywhere in its sorted block, not
+/// only where the lock schema's forward-moving threads go. Every multiset
+/// of n threads over 3 locations is reachable: C(n + 2, 2) reduced states
+/// standing for 3^n.
+#[test]
+fn threads_moving_back_and_forth_give_one_state_per_orbit() {
+    for n in 2..=6u32 {
+        let model = serde_json::json!({
+            "format": "weft/1",
+            "name": "cycle",
+            "threads": [{"name": "p", "count": n, "start": "a", "transitions": [
+                {"from": "a", "to": "b"}, {"from": "b", "to": "c"},
+                {"from": "c", "to": "a"}, {"from": "b", "to": "a"}]}],
+            "properties": [{"name": "never", "error": "false"}]
+        });
+        let prog = common::load_value(&model);
+        let opts = CheckOptions {
+            symmetry: true,
+            ..Default::default()
+        };
+        let r = engine::check(&prog, Mode::Standard, &opts).unwrap();
+        let n = n as u128;
+        assert_eq!(
+            r.stats
+                .get("states")
+                .and_then(Value::as_u64)
+                .map(u128::from),
+            Some(binomial(n + 2, 2)),
+            "n = {n}"
+        );
+        assert_eq!(
+            r.stats
+                .get("full_states")
+                .and_then(Value::as_u64)
+                .map(u128::from),
+            Some(3u128.pow(n as u32)),
+            "n = {n}"
+        );
+    }
+}

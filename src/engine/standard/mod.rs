@@ -160,6 +160,9 @@ impl Shared<'_, '_> {
         let (g, locals) = (w.state[0], &w.state[1..]);
         let mut quiet = true;
         for t in 0..locals.len() {
+            if self.sym.is_some_and(|s| s.repeats(&w.state, t)) {
+                continue;
+            }
             let (class, l) = (self.exp.memo_class(t), w.state[1 + t]);
             let succs = self.exp.memoised(class, g, l);
             match succs {
@@ -219,7 +222,7 @@ impl Shared<'_, '_> {
                 w.next.clone_from(&w.state);
                 w.next[0] = step.g;
                 w.next[1 + t] = step.l;
-                sym.canonicalise(&mut w.next);
+                sym.reposition(&mut w.next, t);
                 packer.pack(&w.next, &mut w.packed);
             } else {
                 w.packed.clear();
