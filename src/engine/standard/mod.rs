@@ -654,6 +654,10 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
     s.keep_going = opts.keep_going;
     let budget = Budget::new(opts);
     let f = s.bfs(&props, &budget);
+    // The search has stopped: rebuilding the traces (a pass over the
+    // visited set per eight levels) is assembling the result, which the
+    // watchdog gives its finishing grace rather than cutting at --timeout.
+    crate::phase::enter(crate::Phase::Finishing);
     // With --max-depth, the states found beyond the bound are not explored.
     let explored = f.cut.unwrap_or_else(|| s.visited.len());
     let depth = f.depth;
