@@ -112,6 +112,32 @@ impl Symmetry {
         }
     }
 
+    /// In how many threads' local stores two canonical states differ: per
+    /// block as multisets (both sorted: the elements of one not matched in
+    /// the other), and position by position outside the blocks.
+    pub(crate) fn threads_apart(&self, a: &[u32], b: &[u32]) -> usize {
+        let mut apart = 0;
+        for block in &self.blocks {
+            let (xs, ys) = (
+                &a[1 + block.start..1 + block.end],
+                &b[1 + block.start..1 + block.end],
+            );
+            let (mut i, mut j) = (0, 0);
+            while i < xs.len() && j < ys.len() {
+                match xs[i].cmp(&ys[j]) {
+                    std::cmp::Ordering::Equal => (i, j) = (i + 1, j + 1),
+                    std::cmp::Ordering::Less => (apart, i) = (apart + 1, i + 1),
+                    std::cmp::Ordering::Greater => j += 1,
+                }
+            }
+            apart += xs.len() - i;
+        }
+        apart
+            + (0..self.block_of.len())
+                .filter(|&t| self.block_of[t].is_none() && a[1 + t] != b[1 + t])
+                .count()
+    }
+
     /// Sorts each block of a state `[g, l_1, .., l_n]` in place.
     pub(crate) fn canonicalise(&self, state: &mut [u32]) {
         for b in &self.blocks {

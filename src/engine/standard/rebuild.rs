@@ -183,31 +183,7 @@ impl Search<'_> {
         let Some(sym) = &self.sym else {
             return a[1..].iter().zip(&b[1..]).filter(|(x, y)| x != y).count();
         };
-        let mut apart = 0;
-        let mut covered = 0;
-        for block in &sym.blocks {
-            covered += block.len();
-            let (xs, ys) = (
-                &a[1 + block.start..1 + block.end],
-                &b[1 + block.start..1 + block.end],
-            );
-            // Both sorted: count the elements of `xs` not matched in `ys`.
-            let (mut i, mut j) = (0, 0);
-            while i < xs.len() && j < ys.len() {
-                match xs[i].cmp(&ys[j]) {
-                    std::cmp::Ordering::Equal => (i, j) = (i + 1, j + 1),
-                    std::cmp::Ordering::Less => (apart, i) = (apart + 1, i + 1),
-                    std::cmp::Ordering::Greater => j += 1,
-                }
-            }
-            apart += xs.len() - i;
-        }
-        // The threads outside every block, position by position.
-        let _ = covered;
-        apart
-            + (1..a.len())
-                .filter(|&p| !sym.blocks.iter().any(|b| b.contains(&(p - 1))) && a[p] != b[p])
-                .count()
+        sym.threads_apart(a, b)
     }
 
     /// Numbers the epochs of the states of depth at most `upto` by a
