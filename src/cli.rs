@@ -115,7 +115,10 @@ pub struct BenchArgs {
     /// thread-modular and standard. refine: standard beside refine with
     /// each --refine strategy on the shipped models, the BEEM mutex
     /// instances and lock(n, m) without its exception set; writes
-    /// refine.json and refine.md (run from the repository).
+    /// refine.json and refine.md (run from the repository). storage:
+    /// standard on lock(n, 3), n = 6..11 (states/s, bytes per state).
+    /// symmetry: standard --symmetry on lock(n, 1) up to n = 100000 and
+    /// lock(n, 3) up to n = 100, beside the full search where it finishes.
     #[arg(long, value_enum, conflicts_with_all = ["family", "models", "threads", "sections", "modes"])]
     pub preset: Option<Preset>,
     /// With --preset refine: run only the models whose name contains NAME
@@ -141,7 +144,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 3, value_parser = at_least_one)]
     pub repeat: u32,
     /// Per-run timeout in seconds (the harness kills a child one second
-    /// later); default 10, and 60 for --preset refine.
+    /// later); default 10, and 60 for --preset refine, storage and symmetry.
     #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
     pub timeout: Option<f64>,
     /// Per-run memory budget in MiB.
@@ -176,6 +179,8 @@ pub enum ConvertTo {
 pub enum Preset {
     Fig4,
     Refine,
+    Storage,
+    Symmetry,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

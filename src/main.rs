@@ -427,6 +427,8 @@ fn bench(args: BenchArgs) -> Result<u8, Failure> {
     }
     let grid = match args.preset {
         Some(Preset::Fig4) => Grid::fig4(),
+        Some(Preset::Storage) => Grid::storage(),
+        Some(Preset::Symmetry) => Grid::symmetry(),
         Some(Preset::Refine) => {
             Grid::refine(&refine_root()).map_err(|e| Failure::Message(e.to_string()))?
         }
@@ -468,7 +470,7 @@ fn bench(args: BenchArgs) -> Result<u8, Failure> {
         repeat: args.repeat,
         limits: weft::bench::Limits {
             timeout_s: args.timeout.unwrap_or(match args.preset {
-                Some(Preset::Refine) => 60.0,
+                Some(Preset::Refine | Preset::Storage | Preset::Symmetry) => 60.0,
                 _ => 10.0,
             }),
             max_memory_mib: args.max_memory,
@@ -486,6 +488,8 @@ fn bench(args: BenchArgs) -> Result<u8, Failure> {
             match p {
                 Preset::Fig4 => "fig4",
                 Preset::Refine => weft::bench::REFINE_PRESET,
+                Preset::Storage => "storage",
+                Preset::Symmetry => "symmetry",
             }
             .to_string()
         }),

@@ -151,6 +151,9 @@ pub(crate) struct Point {
     pub(crate) mode: Mode,
     /// `--refine` of a refine point; `None`: the child's default.
     pub(crate) refine: Option<Strategy>,
+    /// The child runs with `--symmetry` (standard only: the symmetry
+    /// preset).
+    pub(crate) symmetry: bool,
 }
 
 impl Point {
@@ -193,9 +196,14 @@ impl Point {
         }
     }
 
-    /// `standard`, `refine`, `refine (control)`.
+    /// `standard`, `standard --symmetry`, `refine`, `refine (control)`.
     pub(crate) fn mode_label(&self) -> String {
-        mode_label(self.mode, self.refine)
+        let label = mode_label(self.mode, self.refine);
+        if self.symmetry {
+            format!("{label} --symmetry")
+        } else {
+            label
+        }
     }
 
     /// The point with its thread count dropped: the points of one curve.
@@ -205,6 +213,7 @@ impl Point {
             m: self.m,
             mode: self.mode,
             refine: self.refine,
+            symmetry: self.symmetry,
         }
     }
 }
@@ -224,6 +233,7 @@ pub(crate) struct SeriesKey {
     pub(crate) m: Option<u32>,
     pub(crate) mode: Mode,
     pub(crate) refine: Option<Strategy>,
+    pub(crate) symmetry: bool,
 }
 
 /// One rectangular part of a grid: every source with every thread count,
@@ -239,6 +249,8 @@ pub(crate) struct Block {
     /// The strategies of mode refine, one point each; empty: one point with
     /// the child's default.
     pub(crate) strategies: Vec<Strategy>,
+    /// Every point of the block runs with `--symmetry`.
+    pub(crate) symmetry: bool,
 }
 
 impl Block {
@@ -276,6 +288,7 @@ impl Block {
                                 m,
                                 mode,
                                 refine,
+                                symmetry: self.symmetry,
                             });
                         }
                     }
@@ -364,6 +377,7 @@ impl Grid {
                 sections,
                 modes: unique_modes,
                 strategies: Vec::new(),
+                symmetry: false,
             }],
         })
     }
@@ -381,6 +395,7 @@ impl Grid {
                     sections: paper::FIG4_SECTIONS.to_vec(),
                     modes: vec![Mode::CartesianExc, Mode::ThreadModular, Mode::Standard],
                     strategies: Vec::new(),
+                symmetry: false,
                 },
                 Block {
                     sources: vec![Source::Family(Family::Lock)],
@@ -388,6 +403,7 @@ impl Grid {
                     sections: vec![1],
                     modes: vec![Mode::CartesianExc, Mode::Standard],
                     strategies: Vec::new(),
+                symmetry: false,
                 },
             ],
         }
@@ -459,6 +475,7 @@ impl Grid {
             sections,
             modes: vec![Mode::Standard, Mode::Refine],
             strategies: Strategy::ALL.to_vec(),
+            symmetry: false,
         };
         let mut blocks = vec![
             block(table1, Vec::new(), Vec::new()),
@@ -529,6 +546,7 @@ mod tests {
                         m: Some(m),
                         mode,
                         refine: None,
+                        symmetry: false,
                     };
                     assert!(unique.contains(&p), "{}", p.label());
                 }

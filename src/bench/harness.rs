@@ -199,6 +199,8 @@ pub(crate) struct ChildArgs<'a> {
     pub(crate) error: Option<&'a str>,
     /// `--param`s.
     pub(crate) params: &'a [(String, i64)],
+    /// `--symmetry`.
+    pub(crate) symmetry: bool,
 }
 
 /// Runs `exe check MODEL --mode M --format json --timeout T --max-memory MB
@@ -218,6 +220,7 @@ pub fn run_check(
         refine: None,
         error: None,
         params,
+        symmetry: false,
     };
     run_child(exe, model, &args, limits, jobs)
 }
@@ -236,6 +239,7 @@ pub(crate) fn run_child(
         refine,
         error,
         params,
+        symmetry,
     } = *args;
     let mut cmd = Command::new(exe);
     cmd.arg("check")
@@ -253,6 +257,9 @@ pub(crate) fn run_child(
     }
     if let Some(s) = refine {
         cmd.arg("--refine").arg(s.name());
+    }
+    if symmetry {
+        cmd.arg("--symmetry");
     }
     if let Some(e) = error {
         cmd.arg("--error").arg(e);

@@ -6,6 +6,7 @@
 //! | module | job |
 //! |---|---|
 //! | `grid` | sources × n × m × modes (× refine strategies) as ordered points; the fig4 and refine presets |
+//! | `scaling` | the storage and symmetry presets (standard's states/s and bytes per state; `--symmetry` as n grows) |
 //! | `harness` | one child run under a timeout and a memory budget |
 //! | `record` | repeats of a point folded into one record |
 //! | `report` | report.json and report.md |
@@ -27,6 +28,7 @@ pub(crate) mod plot;
 pub(crate) mod progress;
 pub(crate) mod record;
 pub(crate) mod report;
+pub(crate) mod scaling;
 pub(crate) mod series;
 
 pub use error::BenchError;
@@ -160,6 +162,7 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchOutcome, BenchError> {
                         _ => None,
                     },
                     params: &prepared.params,
+                    symmetry: point.symmetry,
                 };
                 for _ in 0..cfg.repeat {
                     let r = harness::run_child(

@@ -86,7 +86,10 @@ pub(crate) fn series(records: &[Record]) -> Vec<Series> {
 
 /// `cartesian-exc, m = 3` (lock only grids), else with the source named.
 pub(crate) fn series_label(key: &SeriesKey, lock_only: bool) -> String {
-    let mode = super::grid::mode_label(key.mode, key.refine);
+    let mut mode = super::grid::mode_label(key.mode, key.refine);
+    if key.symmetry {
+        mode.push_str(" --symmetry");
+    }
     match (&key.source, key.m) {
         (Source::Family(_), Some(m)) if lock_only => format!("{mode}, m = {m}"),
         (src, Some(m)) => format!("{mode}, {} m = {m}", src.label()),

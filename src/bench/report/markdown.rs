@@ -23,6 +23,14 @@ pub(crate) fn to_markdown(b: &Bench) -> String {
     let lock_only = all_lock(recs);
     let subject = subject(recs);
     preamble(&mut md, b, &subject, "report.json");
+    if super::scaling::wanted(b.preset.as_deref()) {
+        // Throughput and memory per point; the Fig. 4 layout and growth
+        // fits, which group points by mode alone, would mix the curves
+        // with and without --symmetry.
+        super::scaling::throughput_table(&mut md, recs);
+        not_plotted(&mut md, recs);
+        return md;
+    }
     let _ = writeln!(
         md,
         "- Cells: seconds for `safe`; `unknown (s)` for an alarm of an abstract mode; `timeout`; `budget` (over the memory or state budget); `skipped` (a smaller n of the same row timed out or went over budget; report.json's `reason` says which); `error`.\n"

@@ -9,6 +9,7 @@
 //! | `fig1` | the Fig. 1 comparison: standard against cartesian-exc on lock(n, 1) |
 //! | `fit` | least-squares fits of time against n, and the paper's exponents |
 //! | `prose` | the "What this shows" paragraph |
+//! | `scaling` | the storage and symmetry presets' table: states/s, bytes per state, the full count under symmetry |
 //! | `refine` | the refine preset's refine.md and refine.json: standard beside refine's strategies per model, disagreements, the control-abstraction paper's Table 1 beside |
 //!
 //! This module holds the `Bench` the report is made of and the questions
@@ -22,6 +23,7 @@ mod json;
 mod markdown;
 mod prose;
 mod refine;
+mod scaling;
 
 pub(crate) use json::to_json;
 pub(crate) use markdown::to_markdown;

@@ -552,6 +552,7 @@ mod tests {
             m: None,
             mode,
             refine,
+            symmetry: false,
         };
         let mut r = Record::from_runs(point, file.into(), &[run], None);
         r.expect = Some(json!({"standard": "safe", "refine": "safe"}));
