@@ -140,6 +140,10 @@ pub struct BenchArgs {
     /// Modes (comma list); default all three.
     #[arg(long, value_enum, value_delimiter = ',', value_name = "MODE,...")]
     pub modes: Vec<ModeArg>,
+    /// Run standard's points with `--symmetry` (with --family/--model; the
+    /// symmetry preset has its own).
+    #[arg(long, conflicts_with = "preset")]
+    pub symmetry: bool,
     /// Runs per point; the report gives min, median and max.
     #[arg(long, default_value_t = 3, value_parser = at_least_one)]
     pub repeat: u32,

@@ -453,6 +453,11 @@ fn bench(args: BenchArgs) -> Result<u8, Failure> {
             .map_err(|e| Failure::Message(e.to_string()))?
         }
     };
+    let grid = if args.symmetry {
+        grid.with_symmetry()
+    } else {
+        grid
+    };
     let exe = std::env::current_exe()
         .map_err(|e| Failure::Message(format!("error: cannot find the weft binary to run: {e}")))?;
     let command = std::iter::once("weft".to_string())

@@ -539,3 +539,28 @@ fn the_refine_preset_refuses_an_only_that_matches_nothing() {
     let err = String::from_utf8_lossy(&run.stderr);
     assert!(err.contains("--only applies to --preset refine"), "{err}");
 }
+
+#[test]
+fn bench_symmetry_runs_standard_with_symmetry_and_tabulates_throughput() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("report");
+    bench_ok(
+        "--family lock --threads 4 --sections 1 --modes standard,cartesian-exc --symmetry --repeat 1",
+        &dir,
+    );
+    let report = read_json(&dir.join("report.json"));
+    let records = report["records"].as_array().unwrap();
+    // Under --symmetry the reduced states of lock(4, 1) stand for
+    // (m+1)^n + 2nm(m+1)^(n-1) = 2^4 + 2·4·2^3 = 80 states (the lock
+    // formula); cartesian-exc has no --symmetry and runs as it is.
+    let std = record(records, "standard", 4);
+    assert_eq!(std["stats"]["full_states"], 80, "{std}");
+    assert!(std["states"].as_u64().unwrap() < 80, "{std}");
+    let cart = record(records, "cartesian-exc", 4);
+    assert!(cart["stats"]["full_states"].is_null(), "{cart}");
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(
+        !md.contains("states per second"),
+        "the throughput table is the presets' only"
+    );
+}

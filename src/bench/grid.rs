@@ -288,7 +288,7 @@ impl Block {
                                 m,
                                 mode,
                                 refine,
-                                symmetry: self.symmetry,
+                                symmetry: self.symmetry && mode == Mode::Standard,
                             });
                         }
                     }

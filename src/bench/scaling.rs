@@ -41,6 +41,15 @@ impl Grid {
         }
     }
 
+    /// The same grid with every `standard` point run under `--symmetry`
+    /// (`weft bench --symmetry`; the abstract modes have no such option).
+    pub fn with_symmetry(mut self) -> Grid {
+        for b in &mut self.blocks {
+            b.symmetry = true;
+        }
+        self
+    }
+
     /// `--preset symmetry`.
     pub fn symmetry() -> Grid {
         Grid {
