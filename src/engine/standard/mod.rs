@@ -19,6 +19,7 @@
 //! set refuses any state beyond `--max-states`, so the count stops exactly
 //! there. What the expanded part of the level found is reported.
 
+mod counter;
 mod found;
 mod rebuild;
 
@@ -31,6 +32,10 @@ use super::{Budget, CheckOptions, MODEL_ERRORS, Mode, POLL_EVERY, next, selected
 use crate::program::Val;
 use crate::program::{Explorer, Program, Succs};
 use crate::property::{self, ConcreteChecker};
+use counter::Counters;
+#[cfg(test)]
+pub(crate) use counter::FORCE_FOR_TESTS;
+pub(crate) use counter::Repr;
 use found::{At, Batch, Candidate, Finding, Found};
 use rayon::prelude::*;
 use serde_json::Value;
@@ -52,6 +57,12 @@ struct Search<'p> {
     exp: Explorer<'p>,
     /// Symmetry reduction: states are stored canonicalised.
     sym: Option<Symmetry>,
+    /// The counter representation of the symmetric blocks, when used: a
+    /// state is then `[g, solo locals.., counters..]` (`counter.rs`).
+    ctr: Option<Arc<Counters>>,
+    /// A counter state's successor left its block's domain: the search
+    /// is abandoned and run again in the sorted form.
+    escaped: AtomicBool,
     /// Every state found, with its depth tag.
     visited: StateStore,
     pool: rayon::ThreadPool,
@@ -86,6 +97,8 @@ struct Scratch {
 struct Shared<'a, 'p> {
     exp: &'a Explorer<'p>,
     sym: Option<&'a Symmetry>,
+    ctr: Option<&'a Counters>,
+    escaped: &'a AtomicBool,
     visited: &'a StateStore,
     level: &'a Level,
     props: &'a [usize],
@@ -126,16 +139,18 @@ impl Shared<'_, '_> {
         self.visited
             .packer
             .unpack(self.level.packed(i), &mut w.state);
-        let quiet = self.expand_threads(i, w, b);
+        let quiet = match self.ctr {
+            Some(ctr) => self.expand_counted(ctr, i, w, b),
+            None => self.expand_threads(i, w, b),
+        };
         let prog = self.exp.prog;
-        let (g, locals) = (w.state[0], &w.state[1..]);
         for (k, &p) in self.props.iter().enumerate() {
             let prop = &prog.properties[p];
             // A deadlock needs a state where no thread moves on its own.
             if (self.done[k] && !self.keep_going) || (prop.only_in_deadlocks && !quiet) {
                 continue;
             }
-            match w.checkers[k].holds(&prop.error, self.exp, g, locals) {
+            match self.check(&mut w.checkers[k], &prop.error, &w.state) {
                 Ok(true) => {
                     b.errors[k] += 1;
                     b.note_violation(k, Some(i as u32), self.level);
@@ -146,9 +161,24 @@ impl Shared<'_, '_> {
         }
         if quiet
             && let Some(d) = &mut w.deadlock
-            && let Ok(true) = d.holds(&prog.deadlock, self.exp, g, locals)
+            && let Ok(true) = self.check(d, &prog.deadlock, &w.state)
         {
             b.deadlocks += 1;
+        }
+    }
+
+    /// Does a predicate hold in an unpacked state (counter or sorted)?
+    fn check(
+        &self,
+        c: &mut ConcreteChecker,
+        error: &crate::program::CExpr,
+        state: &[u32],
+    ) -> Result<bool, crate::program::EvalError> {
+        match self.ctr {
+            Some(ctr) => c.holds_counted(error, self.exp, state, || {
+                ctr.materialise(state, self.exp.prog.threads.len())
+            }),
+            None => c.holds(error, self.exp, state[0], &state[1..]),
         }
     }
 
@@ -212,6 +242,10 @@ impl Shared<'_, '_> {
     /// store and the thread's local store), or, under symmetry, the state
     /// canonicalised and packed again.
     fn emit(&self, i: usize, t: usize, succs: &Succs, w: &mut Scratch, b: &mut Batch) {
+        if let Some(ctr) = self.ctr {
+            // `t` is a position of the counter state.
+            return self.emit_counted(ctr, i, t, succs, w, b);
+        }
         if succs.error.is_some() {
             self.note(b, i, Finding::Stuck(t as u32));
         }
@@ -247,23 +281,36 @@ impl<'p> Search<'p> {
     fn new(
         prog: &'p Program,
         sym: Option<Symmetry>,
+        repr: Repr,
         props: &[usize],
         jobs: Option<usize>,
         max_states: Option<usize>,
     ) -> Result<Search<'p>, CheckError> {
+        let mut exp = Explorer::new(prog);
+        let ctr = sym
+            .as_ref()
+            .and_then(|sym| Counters::prepare(prog, sym, &mut exp, repr))
+            .map(Arc::new);
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(jobs.unwrap_or(0).min(1024))
             .build()
             .map_err(|e| CheckError::Internal(format!("cannot start the worker threads: {e}")))?;
+        let checker = |e| {
+            let c = ConcreteChecker::new(prog, e);
+            match &ctr {
+                Some(ctr) => c.with_counters(&ctr.layout),
+                None => c,
+            }
+        };
         let checkers: Vec<ConcreteChecker> = props
             .iter()
-            .map(|&p| ConcreteChecker::new(prog, &prog.properties[p].error))
+            .map(|&p| checker(&prog.properties[p].error))
             .collect();
         // Deadlocks are counted (as DiVinE does) when a property asks for them.
         let deadlock = props
             .iter()
             .any(|&p| prog.properties[p].only_in_deadlocks)
-            .then(|| ConcreteChecker::new(prog, &prog.deadlock));
+            .then(|| checker(&prog.deadlock));
         let scratch = (0..pool.current_num_threads())
             .map(|_| {
                 Mutex::new(Scratch {
@@ -277,11 +324,16 @@ impl<'p> Search<'p> {
                 })
             })
             .collect();
-        let mut visited = StateStore::new(prog);
+        let mut visited = match &ctr {
+            Some(ctr) => StateStore::with_packer(ctr.packer(prog)),
+            None => StateStore::new(prog),
+        };
         visited.set_limit(max_states);
         let mut s = Search {
-            exp: Explorer::new(prog),
+            exp,
             sym,
+            ctr,
+            escaped: AtomicBool::new(false),
             visited,
             pool,
             scratch,
@@ -290,16 +342,43 @@ impl<'p> Search<'p> {
             stop: AtomicBool::new(false),
         };
         let mut packed = Vec::new();
-        for (g, ls) in s.exp.initial_states() {
-            let mut st = vec![g];
-            st.extend(ls);
-            if let Some(sym) = &s.sym {
-                sym.canonicalise(&mut st);
-            }
+        for st in s.initial_stored() {
             s.visited.packer.pack(&st, &mut packed);
             s.visited.insert(&packed);
         }
         Ok(s)
+    }
+
+    /// The initial states as stored: canonical under symmetry, in counter
+    /// form with counters (an initial store outside a block's domain,
+    /// which the inferred ranges rule out, makes the run fall back).
+    fn initial_stored(&mut self) -> Vec<Vec<u32>> {
+        let mut out = Vec::new();
+        for (g, ls) in self.exp.initial_states() {
+            let mut st = vec![g];
+            st.extend(ls);
+            if let Some(ctr) = &self.ctr {
+                let mut counted = Vec::new();
+                if !ctr.count(&st, &mut counted) {
+                    self.escaped.store(true, Ordering::Relaxed);
+                    continue;
+                }
+                st = counted;
+            } else if let Some(sym) = &self.sym {
+                sym.canonicalise(&mut st);
+            }
+            out.push(st);
+        }
+        out
+    }
+
+    /// The thread that moves from a position of an unpacked state (a
+    /// thread index without counters) and its local store.
+    fn mover(&self, state: &[u32], pos: usize) -> (usize, u32) {
+        match &self.ctr {
+            Some(ctr) => ctr.thread_at(state, pos),
+            None => (pos, state[1 + pos]),
+        }
     }
 
     /// Expands states `range` of the level on the worker threads.
@@ -343,10 +422,8 @@ impl<'p> Search<'p> {
             self.visited
                 .packer
                 .unpack(level.packed(i as usize), &mut state);
-            succs.push(
-                self.exp
-                    .successors(t as usize, state[0], state[1 + t as usize]),
-            );
+            let (thread, l) = self.mover(&state, t as usize);
+            succs.push(self.exp.successors(thread, state[0], l));
         }
         if !prog.channels.is_empty() && !self.rendezvous(level, &mut b, budget) {
             return b;
@@ -354,6 +431,8 @@ impl<'p> Search<'p> {
         let shared = Shared {
             exp: &self.exp,
             sym: self.sym.as_ref(),
+            ctr: self.ctr.as_deref(),
+            escaped: &self.escaped,
             visited: &self.visited,
             level,
             props,
@@ -446,6 +525,15 @@ impl<'p> Search<'p> {
         self.visited
             .packer
             .unpack(level.packed(c.index as usize), &mut state);
+        // A counter state is described on its sorted arrangement, where
+        // the thread stuck at a position is `named_thread`'s.
+        let mut stuck = None;
+        if let Some(ctr) = &self.ctr {
+            if let Finding::Stuck(pos) = c.finding {
+                stuck = Some(ctr.named_thread(&state, pos as usize));
+            }
+            state = ctr.materialise(&state, prog.threads.len());
+        }
         let (g, locals) = (state[0], &state[1..]);
         match c.finding {
             Finding::PropertyError(k) => {
@@ -456,7 +544,7 @@ impl<'p> Search<'p> {
                 format!("evaluating property `{}`: {msg}", p.name)
             }
             Finding::Stuck(t) => {
-                let t = t as usize;
+                let t = stuck.unwrap_or(t as usize);
                 let msg = self
                     .exp
                     .successors(t, g, locals[t])
@@ -510,6 +598,8 @@ impl<'p> Search<'p> {
                 let shared = Shared {
                     exp: &self.exp,
                     sym: self.sym.as_ref(),
+                    ctr: self.ctr.as_deref(),
+                    escaped: &self.escaped,
                     visited: &self.visited,
                     level: &level,
                     props,
@@ -603,7 +693,7 @@ pub(crate) type StateValues = (Vec<Val>, Vec<Vec<Val>>);
 /// abstract engines.
 #[cfg(test)]
 pub(crate) fn reachable(prog: &Program) -> Result<Vec<StateValues>, CheckError> {
-    let mut s = Search::new(prog, None, &[], Some(1), None)?;
+    let mut s = Search::new(prog, None, Repr::Sorted, &[], Some(1), None)?;
     let f = s.bfs(&[], &Budget::new(&CheckOptions::default()));
     if let Some(why) = f.budget_hit {
         return Err(CheckError::Budget(why));
@@ -649,11 +739,27 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
     } else {
         None
     };
-    let mut s = Search::new(prog, sym, &props, opts.jobs, opts.max_states)?;
-    s.max_depth = opts.max_depth;
-    s.keep_going = opts.keep_going;
-    let budget = Budget::new(opts);
-    let f = s.bfs(&props, &budget);
+    // The counter representation where it pays (`counter.rs`); the
+    // sorted ids when forced, or when a counter state left its domain.
+    let repr = if opts.symmetry_sorted {
+        Repr::Sorted
+    } else {
+        Repr::Auto
+    };
+    #[cfg(test)]
+    let repr = FORCE_FOR_TESTS.with(|f| f.get()).unwrap_or(repr);
+    let search = |repr| -> Result<(Search, Found, Budget), CheckError> {
+        let mut s = Search::new(prog, sym.clone(), repr, &props, opts.jobs, opts.max_states)?;
+        s.max_depth = opts.max_depth;
+        s.keep_going = opts.keep_going;
+        let budget = Budget::new(opts);
+        let f = s.bfs(&props, &budget);
+        Ok((s, f, budget))
+    };
+    let (mut s, f, budget) = match search(repr)? {
+        (s, _, _) if s.escaped.load(Ordering::Relaxed) => search(Repr::Sorted)?,
+        done => done,
+    };
     // The search has stopped: rebuilding the traces (a pass over the
     // visited set per eight levels) is assembling the result, which the
     // watchdog gives its finishing grace rather than cutting at --timeout.
@@ -764,7 +870,11 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
         let mut st = Vec::new();
         s.visited.for_each(|_, key, _| {
             s.visited.packer.unpack(key, &mut st);
-            full = full.and_then(|f| f.checked_add(sym.orbit_size(&st)?));
+            let orbit = match &s.ctr {
+                Some(ctr) => ctr.orbit_size(&st),
+                None => sym.orbit_size(&st),
+            };
+            full = full.and_then(|f| f.checked_add(orbit?));
         });
         stats.push(
             "full_states",
