@@ -52,6 +52,9 @@ const SMALL: usize = 512;
 /// stores (µs to tens of µs; a one-thread model such as BEEM's
 /// peg_solitaire defers every state), so 4096 of them could take 0.1 s.
 const COORDINATOR_POLL: usize = 256;
+/// A level copied out in one go is checked against the memory budget
+/// first from this many bytes.
+const BIG_COPY: u64 = 1 << 20;
 
 struct Search<'p> {
     exp: Explorer<'p>,
@@ -214,26 +217,33 @@ impl Shared<'_, '_> {
     fn run_parts(&self, count: usize, f: impl Fn(usize, &mut Scratch, &mut Batch) + Sync) -> Batch {
         let props = self.props.len();
         let parts = (count / 1024).clamp(1, 16 * self.scratch.len());
+        let part = |p: usize| {
+            let mut b = Batch::new(props);
+            // A part runs to completion on one thread without waiting
+            // on others, so its worker's scratch is free.
+            let me = rayon::current_thread_index().unwrap_or(0) % self.scratch.len();
+            let mut w = self.scratch[me].lock().unwrap_or_else(|e| e.into_inner());
+            if self.stop.load(Ordering::Relaxed) {
+                return b;
+            }
+            for i in count * p / parts..count * (p + 1) / parts {
+                if self.must_stop(&mut w) {
+                    break;
+                }
+                f(i, &mut w, &mut b);
+            }
+            self.visited.flush(&mut w.batch);
+            b
+        };
+        // One part runs here: handing it to rayon would wake a worker and
+        // wait for it (tens of µs, per level: most of lock(n, 1)'s time,
+        // whose 3n levels hold one state each).
+        if parts == 1 {
+            return part(0);
+        }
         (0..parts)
             .into_par_iter()
-            .map(|p| {
-                let mut b = Batch::new(props);
-                // A part runs to completion on one thread without waiting
-                // on others, so its worker's scratch is free.
-                let me = rayon::current_thread_index().unwrap_or(0) % self.scratch.len();
-                let mut w = self.scratch[me].lock().unwrap_or_else(|e| e.into_inner());
-                if self.stop.load(Ordering::Relaxed) {
-                    return b;
-                }
-                for i in count * p / parts..count * (p + 1) / parts {
-                    if self.must_stop(&mut w) {
-                        break;
-                    }
-                    f(i, &mut w, &mut b);
-                }
-                self.visited.flush(&mut w.batch);
-                b
-            })
+            .map(part)
             .reduce(|| Batch::new(props), |a, b| a.merge(b, self.level))
     }
 
@@ -666,7 +676,12 @@ impl<'p> Search<'p> {
             // no poll sees, so it must fit first.
             let next = (self.visited.len() - before) as u64;
             let copy = next * self.visited.packed_bytes() as u64;
-            if let Some(why) = budget.memory_for(copy) {
+            // (A smaller copy is left to the polls, which read the memory
+            // every 20 ms: a read per level took most of the time of a
+            // search of one-state levels.)
+            if copy >= BIG_COPY
+                && let Some(why) = budget.memory_for(copy)
+            {
                 f.budget_hit = Some(why);
                 break;
             }
