@@ -884,12 +884,17 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
         let mut full = Some(0u128);
         let mut st = Vec::new();
         s.visited.for_each(|_, key, _| {
+            // Past u128 the sum is not computed on (the multinomials cost
+            // more than the search on lock(100, 3)).
+            let Some(sum) = full else {
+                return;
+            };
             s.visited.packer.unpack(key, &mut st);
             let orbit = match &s.ctr {
                 Some(ctr) => ctr.orbit_size(&st),
                 None => sym.orbit_size(&st),
             };
-            full = full.and_then(|f| f.checked_add(orbit?));
+            full = orbit.and_then(|o| sum.checked_add(o));
         });
         stats.push(
             "full_states",
