@@ -880,6 +880,13 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
         (s.visited.bytes_per_state() * 10.0).round() / 10.0,
     );
     if let Some(sym) = &s.sym {
+        // Which representation the reduced states were kept in.
+        let repr = if s.ctr.is_some() {
+            "counters"
+        } else {
+            "sorted"
+        };
+        stats.push("symmetry", repr);
         // The unreduced count, computed from the orbits (not enumerated).
         let mut full = Some(0u128);
         let mut st = Vec::new();
