@@ -30,6 +30,7 @@ const ERRORS: &[&str] = &[
     "count(p: k == g0) >= 2",
     "count(p: tid >= 1 && @L1) >= 2",
     "count(p: tid == 1 && @L1) >= 1",
+    "count(p: tid == 2 && @L1) >= 1",
     "deadlock",
     "deadlock && g0 == 1",
     "q@L1 && count(p: @L1) >= 1",
