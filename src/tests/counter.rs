@@ -225,3 +225,21 @@ fn counter_traces_replay_on_the_command_line() {
     );
     common::replay(&path, "two-done", &["--symmetry"]);
 }
+
+/// `--max-states` stops the counter search exactly there, as the sorted.
+#[test]
+fn the_state_budget_is_exact_through_counters() {
+    let prog = common::load_value(&lock(40, 2));
+    for repr in [Repr::Sorted, Repr::Counters] {
+        FORCE_FOR_TESTS.with(|f| f.set(Some(repr)));
+        let opts = CheckOptions {
+            symmetry: true,
+            max_states: Some(100),
+            ..Default::default()
+        };
+        let r = engine::check(&prog, Mode::Standard, &opts).unwrap();
+        FORCE_FOR_TESTS.with(|f| f.set(None));
+        assert_eq!(r.verdict(), Verdict::Unknown, "{repr:?}");
+        assert_eq!(r.stats.count("states"), Some(100), "{repr:?}");
+    }
+}
