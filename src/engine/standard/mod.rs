@@ -33,9 +33,9 @@ use crate::program::Val;
 use crate::program::{Explorer, Program, Succs};
 use crate::property::{self, ConcreteChecker};
 use counter::Counters;
-#[cfg(test)]
-pub(crate) use counter::FORCE_FOR_TESTS;
 pub(crate) use counter::Repr;
+#[cfg(test)]
+pub(crate) use counter::{DOMAIN_CUT_FOR_TESTS, FORCE_FOR_TESTS};
 use found::{At, Batch, Candidate, Finding, Found};
 use rayon::prelude::*;
 use serde_json::Value;
