@@ -21,7 +21,10 @@
 //! rewrites three fields of the packed state (the global store, `c_d - 1`,
 //! `c_d' + 1`), O(1) where the sorted form re-packs all n fields. The
 //! unpacked state is `[g, solo locals.., counters..]`; a *position* of it
-//! names what moves: a solo thread, or one counter.
+//! names what moves: a solo thread, or one counter. The dispatch between
+//! the counter and the sorted (or plain) forms that the search calls is
+//! here too: initial states as stored, the mover of a position, a
+//! predicate on an unpacked state.
 
 use super::{Search, Shared};
 use crate::engine::store::Packer;
@@ -302,6 +305,21 @@ fn counter_width(n: usize) -> u32 {
 }
 
 impl Shared<'_, '_> {
+    /// Does a predicate hold in an unpacked state (counter or sorted)?
+    pub(super) fn check(
+        &self,
+        c: &mut crate::property::ConcreteChecker,
+        error: &crate::program::CExpr,
+        state: &[u32],
+    ) -> Result<bool, crate::program::EvalError> {
+        match self.ctr {
+            Some(ctr) => c.holds_counted(error, self.exp, state, || {
+                ctr.materialise(state, self.exp.prog.threads.len())
+            }),
+            None => c.holds(error, self.exp, state[0], &state[1..]),
+        }
+    }
+
     /// As `expand_threads`, on a counter state: each solo thread, and each
     /// local store of a block that some thread is at, once.
     pub(super) fn expand_counted(
@@ -377,6 +395,38 @@ impl Shared<'_, '_> {
 }
 
 impl Search<'_> {
+    /// The initial states as stored: canonical under symmetry, in counter
+    /// form with counters (an initial store outside a block's domain,
+    /// which the inferred ranges rule out, makes the run fall back).
+    pub(super) fn initial_stored(&mut self) -> Vec<Vec<u32>> {
+        let mut out = Vec::new();
+        for (g, ls) in self.exp.initial_states() {
+            let mut st = vec![g];
+            st.extend(ls);
+            if let Some(ctr) = &self.ctr {
+                let mut counted = Vec::new();
+                if !ctr.count(&st, &mut counted) {
+                    self.escaped.store(true, Ordering::Relaxed);
+                    continue;
+                }
+                st = counted;
+            } else if let Some(sym) = &self.sym {
+                sym.canonicalise(&mut st);
+            }
+            out.push(st);
+        }
+        out
+    }
+
+    /// The thread that moves from a position of an unpacked state (a
+    /// thread index without counters) and its local store.
+    pub(super) fn mover(&self, state: &[u32], pos: usize) -> (usize, u32) {
+        match &self.ctr {
+            Some(ctr) => ctr.thread_at(state, pos),
+            None => (pos, state[1 + pos]),
+        }
+    }
+
     /// Every move of a counter state, as rebuilding needs them: the named
     /// thread, its transition, and the counter state after.
     pub(super) fn moves_counted(

@@ -170,21 +170,6 @@ impl Shared<'_, '_> {
         }
     }
 
-    /// Does a predicate hold in an unpacked state (counter or sorted)?
-    fn check(
-        &self,
-        c: &mut ConcreteChecker,
-        error: &crate::program::CExpr,
-        state: &[u32],
-    ) -> Result<bool, crate::program::EvalError> {
-        match self.ctr {
-            Some(ctr) => c.holds_counted(error, self.exp, state, || {
-                ctr.materialise(state, self.exp.prog.threads.len())
-            }),
-            None => c.holds(error, self.exp, state[0], &state[1..]),
-        }
-    }
-
     /// Inserts the successors of state `i` (unpacked in `w.state`) by every
     /// thread whose successors are memoised and defers the others. True
     /// when no thread can move on its own (a rendezvous may still happen)
@@ -357,38 +342,6 @@ impl<'p> Search<'p> {
             s.visited.insert(&packed);
         }
         Ok(s)
-    }
-
-    /// The initial states as stored: canonical under symmetry, in counter
-    /// form with counters (an initial store outside a block's domain,
-    /// which the inferred ranges rule out, makes the run fall back).
-    fn initial_stored(&mut self) -> Vec<Vec<u32>> {
-        let mut out = Vec::new();
-        for (g, ls) in self.exp.initial_states() {
-            let mut st = vec![g];
-            st.extend(ls);
-            if let Some(ctr) = &self.ctr {
-                let mut counted = Vec::new();
-                if !ctr.count(&st, &mut counted) {
-                    self.escaped.store(true, Ordering::Relaxed);
-                    continue;
-                }
-                st = counted;
-            } else if let Some(sym) = &self.sym {
-                sym.canonicalise(&mut st);
-            }
-            out.push(st);
-        }
-        out
-    }
-
-    /// The thread that moves from a position of an unpacked state (a
-    /// thread index without counters) and its local store.
-    fn mover(&self, state: &[u32], pos: usize) -> (usize, u32) {
-        match &self.ctr {
-            Some(ctr) => ctr.thread_at(state, pos),
-            None => (pos, state[1 + pos]),
-        }
     }
 
     /// Expands states `range` of the level on the worker threads.
