@@ -3,11 +3,12 @@
 //! code never reads `tid` and no property tells them apart: names one of
 //! them, counts over some of them only, or reads `tid` in a count other
 //! than to compare it with the template's whole range of tids (counts over
-//! a template are otherwise symmetric). `standard/counter.rs` keeps the
-//! blocks as counters where that packs smaller than the sorted ids. A state is then canonicalised by sorting the
-//! local-store ids of each such template's instances, the `representative()`
-//! hook of stateright. Each reduced state stands for as many states as there
-//! are distinct arrangements of its multiset of local stores.
+//! a template are otherwise symmetric). A state is then canonicalised by
+//! sorting the local-store ids of each such template's instances, the
+//! `representative()` hook of stateright, or kept as counters where that
+//! packs smaller (`standard/counter.rs`). Each reduced state stands for as
+//! many states as there are distinct arrangements of its multiset of local
+//! stores.
 
 use super::CheckError;
 use crate::program::cexpr::binop;
