@@ -225,6 +225,10 @@ pub struct CheckArgs {
     /// Symmetry reduction of interchangeable threads (standard only).
     #[arg(long)]
     pub symmetry: bool,
+    /// Internal: with --symmetry, keep the sorted representation rather
+    /// than counters (for comparisons).
+    #[arg(long, hide = true, requires = "symmetry")]
+    pub symmetry_sorted: bool,
     /// Standard only: expand no state more than N steps from an initial
     /// state. A property with no error within the bound is `unknown` when
     /// the bound cut off states (`safe` when every state lies within it).

@@ -175,6 +175,7 @@ fn run(cli: Cli, started: std::time::Instant) -> Result<u8, Failure> {
                     .max_depth
                     .map(|d| usize::try_from(d).unwrap_or(usize::MAX)),
                 keep_going: args.keep_going,
+                symmetry_sorted: args.symmetry_sorted,
             };
             let report = prog
                 .check(mode, &opts)

@@ -11,7 +11,10 @@
 //!   compared with. The cost is n × (#term vectors) × (#distinct local
 //!   types), polynomial in n for a fixed predicate.
 
+mod counted;
+
 use crate::program::{CExpr, Ctx, EvalError, Explorer, Program, StateView, Val};
+pub(crate) use counted::CountedLayout;
 use rustc_hash::FxHashMap;
 
 /// A concrete state seen through the explorer's interned stores.
@@ -59,6 +62,8 @@ pub(crate) struct ConcreteChecker {
     /// body's value per local store id (-1: not computed yet).
     memo: Vec<Option<Vec<Vec<i8>>>>,
     values: Vec<i64>,
+    /// Prepared for counter states (`with_counters`).
+    counted: Option<Box<counted::CountedTerms>>,
 }
 
 impl ConcreteChecker {
@@ -91,6 +96,7 @@ impl ConcreteChecker {
             members,
             memo,
             values,
+            counted: None,
         }
     }
 

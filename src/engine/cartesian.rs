@@ -589,7 +589,7 @@ impl Posted {
 
 /// Every store over the slot domains, in mixed-radix order; `None` if there
 /// are more than `limit`.
-fn enumerate(domains: &[(i64, i64)], limit: usize) -> Option<Vec<Vec<Val>>> {
+pub(crate) fn enumerate(domains: &[(i64, i64)], limit: usize) -> Option<Vec<Vec<Val>>> {
     let total: f64 = domains.iter().map(|(a, b)| (b - a + 1) as f64).product();
     if total > limit as f64 {
         return None;

@@ -69,6 +69,11 @@ pub struct CheckOptions {
     /// checked (model errors too) and each violated property's error states
     /// are counted; the traces stay the shortest ones.
     pub keep_going: bool,
+    /// Internal: under `symmetry`, keep the sorted representation of a
+    /// block's local stores rather than counters (the comparison the
+    /// tests and docs/performance.md make; hidden `--symmetry-sorted`).
+    #[doc(hidden)]
+    pub symmetry_sorted: bool,
 }
 
 impl CheckOptions {

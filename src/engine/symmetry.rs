@@ -1,13 +1,19 @@
 //! Symmetry reduction for `standard` (Ip and Dill, "Better verification
 //! through symmetry"): instances of a template are interchangeable when its
-//! code never reads `tid` and no property names one of them (counts over a
-//! template are symmetric). A state is then canonicalised by sorting the
-//! local-store ids of each such template's instances, the `representative()`
-//! hook of stateright. Each reduced state stands for as many states as there
-//! are distinct arrangements of its multiset of local stores.
+//! code never reads `tid` and no property tells them apart: names one of
+//! them, counts over some of them only, or reads `tid` in a count other
+//! than to compare it with the template's whole range of tids (counts over
+//! a template are otherwise symmetric). A state is then canonicalised by
+//! sorting the local-store ids of each such template's instances, the
+//! `representative()` hook of stateright, or kept as counters where that
+//! packs smaller (`standard/counter.rs`). Each reduced state stands for as
+//! many states as there are distinct arrangements of its multiset of local
+//! stores.
 
 use super::CheckError;
+use crate::program::cexpr::binop;
 use crate::program::explore::uses_tid;
+use crate::program::ops::BinOp;
 use crate::program::{CExpr, Program};
 
 /// The interchangeable thread blocks of a program: `first..first+count`
@@ -22,16 +28,7 @@ pub(crate) struct Symmetry {
 impl Symmetry {
     /// Finds the symmetric templates; an error explains why none is.
     pub(crate) fn detect(prog: &Program) -> Result<Symmetry, CheckError> {
-        let mut named = vec![false; prog.threads.len()];
-        for p in &prog.properties {
-            p.error.visit(&mut |e| {
-                if let CExpr::InstAt(t, _) | CExpr::InstLocal(t, _) | CExpr::InstLocalCell(t, ..) =
-                    e
-                {
-                    named[*t as usize] = true;
-                }
-            });
-        }
+        let named = told_apart(prog);
         let mut blocks = Vec::new();
         let mut reasons = Vec::new();
         let mut first = 0;
@@ -46,11 +43,17 @@ impl Symmetry {
                     "`{}` reads `tid`, so its instances behave differently",
                     tpl.name
                 ));
-            } else if let Some(t) = range.clone().find(|&t| named[t]) {
-                reasons.push(format!(
-                    "a property names the instance `{}`; use count/exists/forall over `{}` instead",
-                    prog.threads[t].name, tpl.name
-                ));
+            } else if let Some(t) = range.clone().find(|&t| named[t].is_some()) {
+                reasons.push(match named[t] {
+                    Some(Apart::Named) => format!(
+                        "a property names the instance `{}`; use count/exists/forall over `{}` instead",
+                        prog.threads[t].name, tpl.name
+                    ),
+                    _ => format!(
+                        "a property counts over `{}` by `tid` or over part of its instances, so it tells them apart",
+                        tpl.name
+                    ),
+                });
             } else {
                 blocks.push(range);
             }
@@ -169,7 +172,87 @@ impl Symmetry {
     }
 }
 
-fn binomial(n: u128, k: u128) -> Option<u128> {
+/// Why a property tells a thread apart from its template's other
+/// instances.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Apart {
+    /// It names the instance.
+    Named,
+    /// A count's body reads `tid`, or the count ranges over some of the
+    /// template's instances and not others.
+    Counted,
+}
+
+/// Per thread: whether (and why) a property can tell it from the other
+/// instances of its template. Swapping two such threads could change the
+/// predicate's value, so their template is not reduced: a count whose body
+/// reads `tid` (`count(p: tid == 1 && @cs)`) counts different threads in
+/// two states of one orbit. A body that only compares `tid` with constants
+/// the same way for all of a template's tids (the `deadlock` predicate's
+/// `tid >= first && tid <= last`) does not tell them apart.
+fn told_apart(prog: &Program) -> Vec<Option<Apart>> {
+    let mut apart = vec![None; prog.threads.len()];
+    // Per template, the least and greatest tid of its instances.
+    let mut tids = vec![(i64::MAX, i64::MIN); prog.templates.len()];
+    for th in &prog.threads {
+        let r = &mut tids[th.template as usize];
+        *r = (r.0.min(th.tid), r.1.max(th.tid));
+    }
+    for e in prog.properties.iter().map(|p| &p.error) {
+        e.visit(&mut |e| match e {
+            CExpr::InstAt(t, _) | CExpr::InstLocal(t, _) | CExpr::InstLocalCell(t, ..) => {
+                apart[*t as usize] = Some(Apart::Named);
+            }
+            CExpr::Count(threads, body) => {
+                // Members per template (a count lists each thread once).
+                let mut per = vec![0u64; prog.templates.len()];
+                for &t in threads.iter() {
+                    per[prog.threads[t as usize].template as usize] += 1;
+                }
+                let uniform: Vec<bool> = (0..prog.templates.len())
+                    .map(|k| per[k] == 0 || tid_uniform(body, tids[k]))
+                    .collect();
+                for &t in threads.iter() {
+                    let tpl = prog.threads[t as usize].template as usize;
+                    let whole = per[tpl] == u64::from(prog.templates[tpl].count);
+                    if !uniform[tpl] || !whole {
+                        let a = &mut apart[t as usize];
+                        *a = a.or(Some(Apart::Counted));
+                    }
+                }
+            }
+            _ => {}
+        });
+    }
+    apart
+}
+
+/// Does `e` read `tid` only in comparisons with a constant that are true
+/// for every tid in `lo..=hi` or for none?
+fn tid_uniform(e: &CExpr, (lo, hi): (i64, i64)) -> bool {
+    let (mut reads, mut uniform) = (0, 0);
+    e.visit(&mut |x| match x {
+        CExpr::Tid => reads += 1,
+        CExpr::Bin(op, a, b) if op.is_comparison() => {
+            let same = match (&**a, &**b) {
+                (CExpr::Tid, CExpr::Const(c)) => {
+                    binop(*op, lo, *c).ok() == binop(*op, hi, *c).ok()
+                        && (!matches!(op, BinOp::Eq | BinOp::Ne) || *c < lo || *c > hi || lo == hi)
+                }
+                (CExpr::Const(c), CExpr::Tid) => {
+                    binop(*op, *c, lo).ok() == binop(*op, *c, hi).ok()
+                        && (!matches!(op, BinOp::Eq | BinOp::Ne) || *c < lo || *c > hi || lo == hi)
+                }
+                _ => false,
+            };
+            uniform += same as usize;
+        }
+        _ => {}
+    });
+    reads == uniform
+}
+
+pub(crate) fn binomial(n: u128, k: u128) -> Option<u128> {
     let k = k.min(n - k);
     let mut r: u128 = 1;
     for i in 0..k {

@@ -156,6 +156,13 @@ impl<'p> Explorer<'p> {
                 .iter()
                 .map(|l| self.intern_local(t, l))
                 .collect();
+            // One initial local store (the usual case): extended in place,
+            // where copying every combination per thread was O(n^2) (most
+            // of lock(100000, 1)'s time under --symmetry).
+            if let [l] = ids[..] {
+                combos.iter_mut().for_each(|c| c.push(l));
+                continue;
+            }
             combos = combos
                 .into_iter()
                 .flat_map(|c| {

@@ -8,6 +8,7 @@ mod budgets;
 mod cartesian;
 pub(crate) mod common;
 mod control;
+mod counter;
 mod deadlock;
 mod depth;
 mod derivations;

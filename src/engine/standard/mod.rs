@@ -19,6 +19,7 @@
 //! set refuses any state beyond `--max-states`, so the count stops exactly
 //! there. What the expanded part of the level found is reported.
 
+mod counter;
 mod found;
 mod rebuild;
 
@@ -31,6 +32,10 @@ use super::{Budget, CheckOptions, MODEL_ERRORS, Mode, POLL_EVERY, next, selected
 use crate::program::Val;
 use crate::program::{Explorer, Program, Succs};
 use crate::property::{self, ConcreteChecker};
+use counter::Counters;
+pub(crate) use counter::Repr;
+#[cfg(test)]
+pub(crate) use counter::{DOMAIN_CUT_FOR_TESTS, FORCE_FOR_TESTS};
 use found::{At, Batch, Candidate, Finding, Found};
 use rayon::prelude::*;
 use serde_json::Value;
@@ -47,11 +52,20 @@ const SMALL: usize = 512;
 /// stores (µs to tens of µs; a one-thread model such as BEEM's
 /// peg_solitaire defers every state), so 4096 of them could take 0.1 s.
 const COORDINATOR_POLL: usize = 256;
+/// A level copied out in one go is checked against the memory budget
+/// first from this many bytes.
+const BIG_COPY: u64 = 1 << 20;
 
 struct Search<'p> {
     exp: Explorer<'p>,
     /// Symmetry reduction: states are stored canonicalised.
     sym: Option<Symmetry>,
+    /// The counter representation of the symmetric blocks, when used: a
+    /// state is then `[g, solo locals.., counters..]` (`counter.rs`).
+    ctr: Option<Arc<Counters>>,
+    /// A counter state's successor left its block's domain: the search
+    /// is abandoned and run again in the sorted form.
+    escaped: AtomicBool,
     /// Every state found, with its depth tag.
     visited: StateStore,
     pool: rayon::ThreadPool,
@@ -86,6 +100,8 @@ struct Scratch {
 struct Shared<'a, 'p> {
     exp: &'a Explorer<'p>,
     sym: Option<&'a Symmetry>,
+    ctr: Option<&'a Counters>,
+    escaped: &'a AtomicBool,
     visited: &'a StateStore,
     level: &'a Level,
     props: &'a [usize],
@@ -126,16 +142,18 @@ impl Shared<'_, '_> {
         self.visited
             .packer
             .unpack(self.level.packed(i), &mut w.state);
-        let quiet = self.expand_threads(i, w, b);
+        let quiet = match self.ctr {
+            Some(ctr) => self.expand_counted(ctr, i, w, b),
+            None => self.expand_threads(i, w, b),
+        };
         let prog = self.exp.prog;
-        let (g, locals) = (w.state[0], &w.state[1..]);
         for (k, &p) in self.props.iter().enumerate() {
             let prop = &prog.properties[p];
             // A deadlock needs a state where no thread moves on its own.
             if (self.done[k] && !self.keep_going) || (prop.only_in_deadlocks && !quiet) {
                 continue;
             }
-            match w.checkers[k].holds(&prop.error, self.exp, g, locals) {
+            match self.check(&mut w.checkers[k], &prop.error, &w.state) {
                 Ok(true) => {
                     b.errors[k] += 1;
                     b.note_violation(k, Some(i as u32), self.level);
@@ -146,7 +164,7 @@ impl Shared<'_, '_> {
         }
         if quiet
             && let Some(d) = &mut w.deadlock
-            && let Ok(true) = d.holds(&prog.deadlock, self.exp, g, locals)
+            && let Ok(true) = self.check(d, &prog.deadlock, &w.state)
         {
             b.deadlocks += 1;
         }
@@ -184,26 +202,33 @@ impl Shared<'_, '_> {
     fn run_parts(&self, count: usize, f: impl Fn(usize, &mut Scratch, &mut Batch) + Sync) -> Batch {
         let props = self.props.len();
         let parts = (count / 1024).clamp(1, 16 * self.scratch.len());
+        let part = |p: usize| {
+            let mut b = Batch::new(props);
+            // A part runs to completion on one thread without waiting
+            // on others, so its worker's scratch is free.
+            let me = rayon::current_thread_index().unwrap_or(0) % self.scratch.len();
+            let mut w = self.scratch[me].lock().unwrap_or_else(|e| e.into_inner());
+            if self.stop.load(Ordering::Relaxed) {
+                return b;
+            }
+            for i in count * p / parts..count * (p + 1) / parts {
+                if self.must_stop(&mut w) {
+                    break;
+                }
+                f(i, &mut w, &mut b);
+            }
+            self.visited.flush(&mut w.batch);
+            b
+        };
+        // One part runs here: handing it to rayon would wake a worker and
+        // wait for it (tens of µs, per level: most of lock(n, 1)'s time,
+        // whose 3n levels hold one state each).
+        if parts == 1 {
+            return part(0);
+        }
         (0..parts)
             .into_par_iter()
-            .map(|p| {
-                let mut b = Batch::new(props);
-                // A part runs to completion on one thread without waiting
-                // on others, so its worker's scratch is free.
-                let me = rayon::current_thread_index().unwrap_or(0) % self.scratch.len();
-                let mut w = self.scratch[me].lock().unwrap_or_else(|e| e.into_inner());
-                if self.stop.load(Ordering::Relaxed) {
-                    return b;
-                }
-                for i in count * p / parts..count * (p + 1) / parts {
-                    if self.must_stop(&mut w) {
-                        break;
-                    }
-                    f(i, &mut w, &mut b);
-                }
-                self.visited.flush(&mut w.batch);
-                b
-            })
+            .map(part)
             .reduce(|| Batch::new(props), |a, b| a.merge(b, self.level))
     }
 
@@ -212,6 +237,10 @@ impl Shared<'_, '_> {
     /// store and the thread's local store), or, under symmetry, the state
     /// canonicalised and packed again.
     fn emit(&self, i: usize, t: usize, succs: &Succs, w: &mut Scratch, b: &mut Batch) {
+        if let Some(ctr) = self.ctr {
+            // `t` is a position of the counter state.
+            return self.emit_counted(ctr, i, t, succs, w, b);
+        }
         if succs.error.is_some() {
             self.note(b, i, Finding::Stuck(t as u32));
         }
@@ -247,23 +276,36 @@ impl<'p> Search<'p> {
     fn new(
         prog: &'p Program,
         sym: Option<Symmetry>,
+        repr: Repr,
         props: &[usize],
         jobs: Option<usize>,
         max_states: Option<usize>,
     ) -> Result<Search<'p>, CheckError> {
+        let mut exp = Explorer::new(prog);
+        let ctr = sym
+            .as_ref()
+            .and_then(|sym| Counters::prepare(prog, sym, &mut exp, repr))
+            .map(Arc::new);
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(jobs.unwrap_or(0).min(1024))
             .build()
             .map_err(|e| CheckError::Internal(format!("cannot start the worker threads: {e}")))?;
+        let checker = |e| {
+            let c = ConcreteChecker::new(prog, e);
+            match &ctr {
+                Some(ctr) => c.with_counters(&ctr.layout),
+                None => c,
+            }
+        };
         let checkers: Vec<ConcreteChecker> = props
             .iter()
-            .map(|&p| ConcreteChecker::new(prog, &prog.properties[p].error))
+            .map(|&p| checker(&prog.properties[p].error))
             .collect();
         // Deadlocks are counted (as DiVinE does) when a property asks for them.
         let deadlock = props
             .iter()
             .any(|&p| prog.properties[p].only_in_deadlocks)
-            .then(|| ConcreteChecker::new(prog, &prog.deadlock));
+            .then(|| checker(&prog.deadlock));
         let scratch = (0..pool.current_num_threads())
             .map(|_| {
                 Mutex::new(Scratch {
@@ -277,11 +319,16 @@ impl<'p> Search<'p> {
                 })
             })
             .collect();
-        let mut visited = StateStore::new(prog);
+        let mut visited = match &ctr {
+            Some(ctr) => StateStore::with_packer(ctr.packer(prog)),
+            None => StateStore::new(prog),
+        };
         visited.set_limit(max_states);
         let mut s = Search {
-            exp: Explorer::new(prog),
+            exp,
             sym,
+            ctr,
+            escaped: AtomicBool::new(false),
             visited,
             pool,
             scratch,
@@ -290,12 +337,7 @@ impl<'p> Search<'p> {
             stop: AtomicBool::new(false),
         };
         let mut packed = Vec::new();
-        for (g, ls) in s.exp.initial_states() {
-            let mut st = vec![g];
-            st.extend(ls);
-            if let Some(sym) = &s.sym {
-                sym.canonicalise(&mut st);
-            }
+        for st in s.initial_stored() {
             s.visited.packer.pack(&st, &mut packed);
             s.visited.insert(&packed);
         }
@@ -343,10 +385,8 @@ impl<'p> Search<'p> {
             self.visited
                 .packer
                 .unpack(level.packed(i as usize), &mut state);
-            succs.push(
-                self.exp
-                    .successors(t as usize, state[0], state[1 + t as usize]),
-            );
+            let (thread, l) = self.mover(&state, t as usize);
+            succs.push(self.exp.successors(thread, state[0], l));
         }
         if !prog.channels.is_empty() && !self.rendezvous(level, &mut b, budget) {
             return b;
@@ -354,6 +394,8 @@ impl<'p> Search<'p> {
         let shared = Shared {
             exp: &self.exp,
             sym: self.sym.as_ref(),
+            ctr: self.ctr.as_deref(),
+            escaped: &self.escaped,
             visited: &self.visited,
             level,
             props,
@@ -446,6 +488,15 @@ impl<'p> Search<'p> {
         self.visited
             .packer
             .unpack(level.packed(c.index as usize), &mut state);
+        // A counter state is described on its sorted arrangement, where
+        // the thread stuck at a position is `named_thread`'s.
+        let mut stuck = None;
+        if let Some(ctr) = &self.ctr {
+            if let Finding::Stuck(pos) = c.finding {
+                stuck = Some(ctr.named_thread(&state, pos as usize));
+            }
+            state = ctr.materialise(&state, prog.threads.len());
+        }
         let (g, locals) = (state[0], &state[1..]);
         match c.finding {
             Finding::PropertyError(k) => {
@@ -456,7 +507,7 @@ impl<'p> Search<'p> {
                 format!("evaluating property `{}`: {msg}", p.name)
             }
             Finding::Stuck(t) => {
-                let t = t as usize;
+                let t = stuck.unwrap_or(t as usize);
                 let msg = self
                     .exp
                     .successors(t, g, locals[t])
@@ -510,6 +561,8 @@ impl<'p> Search<'p> {
                 let shared = Shared {
                     exp: &self.exp,
                     sym: self.sym.as_ref(),
+                    ctr: self.ctr.as_deref(),
+                    escaped: &self.escaped,
                     visited: &self.visited,
                     level: &level,
                     props,
@@ -576,7 +629,12 @@ impl<'p> Search<'p> {
             // no poll sees, so it must fit first.
             let next = (self.visited.len() - before) as u64;
             let copy = next * self.visited.packed_bytes() as u64;
-            if let Some(why) = budget.memory_for(copy) {
+            // (A smaller copy is left to the polls, which read the memory
+            // every 20 ms: a read per level took most of the time of a
+            // search of one-state levels.)
+            if copy >= BIG_COPY
+                && let Some(why) = budget.memory_for(copy)
+            {
                 f.budget_hit = Some(why);
                 break;
             }
@@ -603,7 +661,7 @@ pub(crate) type StateValues = (Vec<Val>, Vec<Vec<Val>>);
 /// abstract engines.
 #[cfg(test)]
 pub(crate) fn reachable(prog: &Program) -> Result<Vec<StateValues>, CheckError> {
-    let mut s = Search::new(prog, None, &[], Some(1), None)?;
+    let mut s = Search::new(prog, None, Repr::Sorted, &[], Some(1), None)?;
     let f = s.bfs(&[], &Budget::new(&CheckOptions::default()));
     if let Some(why) = f.budget_hit {
         return Err(CheckError::Budget(why));
@@ -649,11 +707,27 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
     } else {
         None
     };
-    let mut s = Search::new(prog, sym, &props, opts.jobs, opts.max_states)?;
-    s.max_depth = opts.max_depth;
-    s.keep_going = opts.keep_going;
-    let budget = Budget::new(opts);
-    let f = s.bfs(&props, &budget);
+    // The counter representation where it pays (`counter.rs`); the
+    // sorted ids when forced, or when a counter state left its domain.
+    let repr = if opts.symmetry_sorted {
+        Repr::Sorted
+    } else {
+        Repr::Auto
+    };
+    #[cfg(test)]
+    let repr = FORCE_FOR_TESTS.with(|f| f.get()).unwrap_or(repr);
+    let search = |repr| -> Result<(Search, Found, Budget), CheckError> {
+        let mut s = Search::new(prog, sym.clone(), repr, &props, opts.jobs, opts.max_states)?;
+        s.max_depth = opts.max_depth;
+        s.keep_going = opts.keep_going;
+        let budget = Budget::new(opts);
+        let f = s.bfs(&props, &budget);
+        Ok((s, f, budget))
+    };
+    let (mut s, f, budget) = match search(repr)? {
+        (s, _, _) if s.escaped.load(Ordering::Relaxed) => search(Repr::Sorted)?,
+        done => done,
+    };
     // The search has stopped: rebuilding the traces (a pass over the
     // visited set per eight levels) is assembling the result, which the
     // watchdog gives its finishing grace rather than cutting at --timeout.
@@ -759,12 +833,28 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
         (s.visited.bytes_per_state() * 10.0).round() / 10.0,
     );
     if let Some(sym) = &s.sym {
+        // Which representation the reduced states were kept in.
+        let repr = if s.ctr.is_some() {
+            "counters"
+        } else {
+            "sorted"
+        };
+        stats.push("symmetry", repr);
         // The unreduced count, computed from the orbits (not enumerated).
         let mut full = Some(0u128);
         let mut st = Vec::new();
         s.visited.for_each(|_, key, _| {
+            // Past u128 the sum is not computed on (the multinomials cost
+            // more than the search on lock(100, 3)).
+            let Some(sum) = full else {
+                return;
+            };
             s.visited.packer.unpack(key, &mut st);
-            full = full.and_then(|f| f.checked_add(sym.orbit_size(&st)?));
+            let orbit = match &s.ctr {
+                Some(ctr) => ctr.orbit_size(&st),
+                None => sym.orbit_size(&st),
+            };
+            full = orbit.and_then(|o| sum.checked_add(o));
         });
         stats.push(
             "full_states",

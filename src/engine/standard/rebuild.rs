@@ -77,11 +77,15 @@ impl Levels {
 /// A step from a candidate predecessor to the target: the moving thread,
 /// its transition, the receiver of a rendezvous, and the state after
 /// (concrete: not canonicalised).
-type Move = (usize, u32, Option<(usize, u32)>, Vec<u32>);
+pub(super) type Move = (usize, u32, Option<(usize, u32)>, Vec<u32>);
 
 impl Search<'_> {
-    /// Every move of the state `st` (thread steps, then rendezvous).
+    /// Every move of the state `st` (thread steps, then rendezvous; a
+    /// counter state's moves lead to counter states).
     fn moves(&mut self, st: &[u32]) -> Vec<Move> {
+        if let Some(ctr) = self.ctr.clone() {
+            return self.moves_counted(&ctr, st);
+        }
         let mut out = Vec::new();
         for t in 0..st.len() - 1 {
             let succs = self.exp.successors(t, st[0], st[1 + t]);
@@ -112,7 +116,9 @@ impl Search<'_> {
     /// The packed form of a state as stored (canonical under symmetry).
     fn stored_key(&self, st: &[u32]) -> Vec<u64> {
         let mut st = st.to_vec();
-        if let Some(sym) = &self.sym {
+        if self.ctr.is_some() {
+            // Moves of counter states are counter states already.
+        } else if let Some(sym) = &self.sym {
             sym.canonicalise(&mut st);
         }
         let mut key = Vec::new();
@@ -180,6 +186,9 @@ impl Search<'_> {
     /// In how many threads' local stores two stored states differ (under
     /// symmetry, as multisets per block of interchangeable threads).
     fn threads_apart(&self, a: &[u32], b: &[u32]) -> usize {
+        if let Some(ctr) = &self.ctr {
+            return ctr.threads_apart(a, b);
+        }
         let Some(sym) = &self.sym else {
             return a[1..].iter().zip(&b[1..]).filter(|(x, y)| x != y).count();
         };
@@ -199,9 +208,7 @@ impl Search<'_> {
                 .collect(),
         };
         let mut level: Vec<Vec<u32>> = Vec::new();
-        for (g, ls) in self.exp.initial_states() {
-            let mut st = vec![g];
-            st.extend(ls);
+        for st in self.initial_stored() {
             if let Some(pos) = self.visited.find(&self.stored_key(&st))
                 && x.epoch(pos) == u16::MAX
             {
@@ -255,6 +262,10 @@ impl Search<'_> {
             target = key;
         }
         chain.reverse();
+        if let Some(ctr) = self.ctr.clone() {
+            let keys: Vec<Vec<u64>> = chain.into_iter().map(|(k, _)| k).collect();
+            return self.trace_counted(&ctr, &keys);
+        }
         if self.sym.is_some() {
             let keys: Vec<Vec<u64>> = chain.into_iter().map(|(k, _)| k).collect();
             return self.trace_by_replay(&keys);

@@ -32,6 +32,23 @@ pub(crate) struct Packer {
     pub(crate) tag_bits: u32,
 }
 
+impl Packer {
+    /// Bits of a store's id: ceil(log2) of the stores its domains allow.
+    pub(crate) fn store_bits(layout: &Layout, locations: usize) -> u32 {
+        store_bits(layout, locations)
+    }
+
+    /// A packer for positions of these widths, with the tag as long as
+    /// the words allow (shortened by tests, as `new`'s).
+    pub(crate) fn for_widths(widths: Vec<u32>) -> Packer {
+        #[cfg(test)]
+        let max_tag = TAG_BITS_FOR_TESTS.with(|b| b.get());
+        #[cfg(not(test))]
+        let max_tag = MAX_TAG_BITS;
+        Packer::with_widths(widths, max_tag)
+    }
+}
+
 fn store_bits(layout: &Layout, locations: usize) -> u32 {
     let mut log2 = (locations.max(1) as f64).log2();
     for v in &layout.vars {
@@ -47,11 +64,7 @@ impl Packer {
             let tpl = prog.template_of(t);
             widths.push(store_bits(&tpl.locals, tpl.locations.len()));
         }
-        #[cfg(test)]
-        let max_tag = TAG_BITS_FOR_TESTS.with(|b| b.get());
-        #[cfg(not(test))]
-        let max_tag = MAX_TAG_BITS;
-        Packer::with_widths(widths, max_tag)
+        Packer::for_widths(widths)
     }
 
     /// A packer for positions of these widths, the tag given at most
