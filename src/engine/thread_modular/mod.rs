@@ -383,10 +383,17 @@ impl<'p> AbstractFixpoint<'p> for ThreadModular<'p> {
     /// The products are the global stores every thread reaches, with each
     /// thread's local stores there (its component's).
     fn find_error(&self, decide: &mut Decide) -> Result<Found, EvalError> {
+        // One buffer for every component's local stores at g, reused.
+        let (mut flat, mut ends) = (Vec::new(), Vec::new());
         for g in self.common_globals() {
-            let per_unit: Vec<Vec<u32>> = self.rows.iter().map(|r| r.locals(g)).collect();
+            flat.clear();
+            ends.clear();
+            for r in &self.rows {
+                r.locals_into(g, &mut flat);
+                ends.push(flat.len());
+            }
             let cands: Vec<&[u32]> = (self.units.unit_of.iter())
-                .map(|&u| per_unit[u].as_slice())
+                .map(|&u| &flat[if u == 0 { 0 } else { ends[u - 1] }..ends[u]])
                 .collect();
             if let Some(choice) = decide(g, &cands)? {
                 return Ok(Some((g, choice, "the thread-modular invariant")));

@@ -160,9 +160,15 @@ impl Rows {
 
     /// The local stores at g, ascending.
     pub(crate) fn locals(&self, g: u32) -> Vec<u32> {
-        let mut out: Vec<u32> = Bits(self.word(g)).collect();
-        out.extend_from_slice(self.high(g));
+        let mut out = Vec::new();
+        self.locals_into(g, &mut out);
         out
+    }
+
+    /// Appends the local stores at g, ascending, to `out`.
+    pub(crate) fn locals_into(&self, g: u32, out: &mut Vec<u32>) {
+        out.extend(Bits(self.word(g)));
+        out.extend_from_slice(self.high(g));
     }
 
     /// The global stores with a row, ascending.
