@@ -291,6 +291,14 @@ impl Decider {
         }
     }
 
+    /// The same decision without reusing a thread's contribution types
+    /// for the next (tests compare the two).
+    #[cfg(test)]
+    pub(crate) fn without_reuse(mut self) -> Decider {
+        self.tid_free = false;
+        self
+    }
+
     /// Is there `(g, l_1..l_n)` with `l_t ∈ cands[t]` satisfying the
     /// predicate? Returns one such choice of local stores.
     pub(crate) fn witness(

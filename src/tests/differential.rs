@@ -80,7 +80,7 @@ fn meeting() -> impl Strategy<Value = Value> {
     })
 }
 
-fn template(name: String, count: usize, channels: bool) -> impl Strategy<Value = Value> {
+pub(super) fn template(name: String, count: usize, channels: bool) -> impl Strategy<Value = Value> {
     let meetings = proptest::collection::vec(meeting(), if channels { 1..4 } else { 0..1 });
     (proptest::collection::vec(transition(channels), 1..6), meetings).prop_map(move |(ts, ms)| {
         let ts: Vec<Value> = ts.into_iter().chain(ms).collect();

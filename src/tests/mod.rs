@@ -22,3 +22,4 @@ mod replay;
 mod standard;
 mod symmetry;
 mod thread_modular;
+mod thread_modular_compact;

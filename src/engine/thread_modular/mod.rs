@@ -32,6 +32,8 @@
 //! is k of them). Properties play no part: they are decided per thread
 //! over the component's R.
 
+#[cfg(test)]
+mod audit;
 mod facts;
 mod fixpoint;
 #[cfg(test)]
@@ -125,8 +127,8 @@ impl<'p> ThreadModular<'p> {
 
     /// Computes (R, G), stopping early (see `stopped`) when a budget runs out.
     pub(crate) fn compute_within(prog: &'p Program, budget: &Budget) -> ThreadModular<'p> {
-        let cap = budget.max_states();
-        let share = cap.is_none() && prog.channels.is_empty();
+        // A shared fact is k thread states: with a cap on them, per thread.
+        let share = budget.max_states().is_none();
         Self::compute_with(prog, budget, share)
     }
 
@@ -137,6 +139,8 @@ impl<'p> ThreadModular<'p> {
         budget: &Budget,
         share: bool,
     ) -> ThreadModular<'p> {
+        // Rendezvous pair two distinct threads: kept per thread.
+        let share = share && prog.channels.is_empty();
         // Each (component, g, l) is stepped once: memoising successors
         // only costs memory.
         let exp = Explorer::new(prog).without_memo();
@@ -478,4 +482,21 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
     let selected = abstract_report::prepare(prog, opts, Mode::ThreadModular)?;
     let tm = ThreadModular::compute_within(prog, &Budget::new(opts));
     abstract_report::report(prog, &tm, selected, opts, start)
+}
+
+/// The report of a fixpoint with the default options (tests compare the
+/// compact fixpoint's with the oracle's).
+#[cfg(test)]
+pub(crate) fn report_of<'p, F: AbstractFixpoint<'p>>(prog: &Program, fx: &F) -> RunReport {
+    let opts = CheckOptions::default();
+    let selected = abstract_report::prepare(prog, &opts, Mode::ThreadModular)
+        .expect("the tests' properties are decidable");
+    abstract_report::report(prog, fx, selected, &opts, Instant::now())
+        .expect("the tests' properties evaluate")
+}
+
+/// Calls `decide` on every product of the fixpoint (tests).
+#[cfg(test)]
+pub(crate) fn products(tm: &ThreadModular, decide: &mut Decide) -> Result<Found, EvalError> {
+    tm.find_error(decide)
 }

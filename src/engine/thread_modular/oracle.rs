@@ -21,8 +21,8 @@
 use crate::engine::abstract_report::{AbstractFixpoint, Decide, Found};
 use crate::engine::rendezvous::Offered;
 use crate::engine::result::{
-    Derivation, Derived, GuaranteeEdge, Invariant, InvariantForm, Limit, ReachFact, RunReport,
-    Stats, ThreadSummary, Witness, WitnessThread,
+    Derivation, Derived, GuaranteeEdge, Invariant, InvariantForm, Limit, ReachFact, Stats,
+    ThreadSummary, Witness, WitnessThread,
 };
 use crate::engine::{Budget, CheckOptions, Mode, POLL_EVERY};
 use crate::program::Val;

@@ -143,7 +143,7 @@ impl Rows {
         self.high.get(&g).map_or(&[], |v| v.as_slice())
     }
 
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn contains(&self, g: u32, l: u32) -> bool {
         if l < WORD {
             self.word(g) & (1u64 << l) != 0
@@ -195,11 +195,6 @@ impl Rows {
         gs.sort_unstable();
         gs.dedup();
         gs
-    }
-
-    /// Global stores with a row.
-    pub(crate) fn rows(&self) -> usize {
-        self.rows
     }
 }
 
