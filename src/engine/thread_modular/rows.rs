@@ -213,3 +213,40 @@ impl Iterator for Bits {
         Some(b)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    proptest! {
+        /// Rows hold exactly the pairs inserted, through the changes of
+        /// form (hash map, array and back) and for local stores past 64.
+        #[test]
+        fn rows_are_the_set_of_pairs_inserted(
+            pairs in proptest::collection::vec((0..3000u32, prop_oneof![0..64u32, 0..200u32]), 0..1500),
+            spread in any::<bool>(),
+        ) {
+            let mut rows = Rows::default();
+            let mut set = BTreeSet::new();
+            for (i, (g, l)) in pairs.into_iter().enumerate() {
+                // Dense runs of global stores, now and then (with `spread`)
+                // a far one: the array turns back into a map.
+                let g = if spread && i % 300 == 299 { g * 1000 } else { g / 8 };
+                prop_assert_eq!(rows.insert(g, l), set.insert((g, l)));
+            }
+            let gs: BTreeSet<u32> = set.iter().map(|p| p.0).collect();
+            prop_assert_eq!(rows.globals(), gs.iter().copied().collect::<Vec<_>>());
+            prop_assert_eq!(rows.rows, gs.len());
+            for &g in &gs {
+                let ls: Vec<u32> = set.range((g, 0)..=(g, u32::MAX)).map(|p| p.1).collect();
+                prop_assert_eq!(rows.locals(g), ls);
+                prop_assert!(rows.has(g));
+            }
+            for &(g, l) in &set {
+                prop_assert!(rows.contains(g, l));
+            }
+        }
+    }
+}
