@@ -21,17 +21,23 @@ use serde_json::{Value, json};
 
 /// Two or three interchangeable threads `p`, one thread `q` (a class of
 /// one, whose own guarantee must not move it), and optionally a thread `r`
-/// whose guard reads `tid` (a component of its own).
+/// whose guard reads `tid` (a component of its own). With `p_reads_tid`,
+/// the `p` threads read it too: one component each, with R that differ
+/// (what the decision procedure's reuse must tell apart).
 fn mixed_model() -> impl Strategy<Value = Value> {
     (
+        any::<bool>(),
         2..=3usize,
         template("p".into(), 2, false),
         template("q".into(), 1, false),
         proptest::option::of(template("r".into(), 1, false)),
         0..3usize,
     )
-        .prop_map(|(np, mut p, q, r, e)| {
+        .prop_map(|(p_reads_tid, np, mut p, q, r, e)| {
             p["count"] = json!(np);
+            if p_reads_tid {
+                p["transitions"][0]["when"] = json!("g1 + tid >= 3");
+            }
             let mut threads = vec![p, q];
             if let Some(mut r) = r {
                 r["transitions"][0]["when"] = json!("g0 + tid >= 3");
