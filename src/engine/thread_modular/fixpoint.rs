@@ -35,7 +35,7 @@ impl ThreadModular<'_> {
         let (u, g, l) = (f.unit as usize, f.g, f.l);
         let t = self.units.members[u][0];
         // (AG STEP): the component's own steps, and the guarantees they give.
-        let succs = self.exp.successors(t, g, l);
+        let succs = self.exp.successors_once(t, g, l);
         if let (Some((_, msg)), None) = (&succs.error, &self.model_error) {
             self.model_error = Some((t, g, l, msg.clone()));
         }
@@ -57,24 +57,29 @@ impl ThreadModular<'_> {
         // (AG ENV): steps of the other components from this global store
         // (and of the component itself, when it has two threads or more).
         // The edges are taken out while facts are added (adding R facts
-        // never adds guarantee edges), to avoid copying them.
+        // never adds guarantee edges), to avoid copying them, and put back
+        // in place (no rehash).
         let itself = self.units.members[u].len() >= 2;
-        if let Some(edges) = self.guar_from.remove(&g) {
+        if let Some(edges) = self.guar_from.get_mut(&g).map(std::mem::take) {
             for &(d, g2) in &edges {
                 if d as usize != u || itself {
                     self.add_reach(u, g2, l, Origin::Env { parent: i, by: d });
                 }
             }
-            self.guar_from.insert(g, edges);
+            if let Some(slot) = self.guar_from.get_mut(&g) {
+                *slot = edges;
+            }
         }
-        if let Some(edges) = self.pair_from.remove(&g) {
+        if let Some(edges) = self.pair_from.get_mut(&g).map(std::mem::take) {
             // Rendezvous components are single threads (`Units::new`).
             for &(a, b, g2) in &edges {
                 if a as usize != t && b as usize != t {
                     self.add_reach(u, g2, l, Origin::EnvPair { g, by: a, with: b });
                 }
             }
-            self.pair_from.insert(g, edges);
+            if let Some(slot) = self.pair_from.get_mut(&g) {
+                *slot = edges;
+            }
         }
     }
 
