@@ -157,9 +157,10 @@ impl ThreadModular<'_> {
         for l in Bits(word) {
             self.add_reach(u, g2, l, origin);
         }
-        let high = self.rows[u].high(g);
-        if !high.is_empty() {
-            for l in high.to_vec() {
+        if !self.rows[u].high(g).is_empty() {
+            // Copied: adding facts borrows the rows mutably.
+            let high: Vec<u32> = self.rows[u].high(g).to_vec();
+            for l in high {
                 self.add_reach(u, g2, l, origin);
             }
         }
