@@ -215,6 +215,13 @@ impl<'p> Explorer<'p> {
         succs
     }
 
+    /// Successors of `thread` from `(g, l)`, neither looked up in the memo
+    /// nor kept in it: for an engine that steps each `(thread, g, l)` once
+    /// (thread-modular).
+    pub(crate) fn successors_once(&mut self, thread: usize, g: u32, l: u32) -> Succs {
+        self.compute(thread, g, l)
+    }
+
     /// Brings the dense view of the memo up to date with the stores
     /// interned so far (cheap when nothing fell outside it).
     pub(crate) fn refresh_dense(&mut self) {

@@ -23,3 +23,4 @@ mod replay;
 mod standard;
 mod symmetry;
 mod thread_modular;
+mod thread_modular_compact;

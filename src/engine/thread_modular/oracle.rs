@@ -1,5 +1,7 @@
-//! `thread-modular`: Flanagan and Qadeer, "Thread-modular model checking",
-//! Section 2.2. Computes the least relations
+//! The previous `thread-modular` fixpoint (Flanagan and Qadeer,
+//! "Thread-modular model checking", Section 2.2), kept as the test oracle
+//! of the compact one (`super::fixpoint`): hash maps of facts with their
+//! derivations, one R and one G per thread. Computes the least relations
 //!
 //! * R ⊆ Tid × Glob × Loc  (`reach`): thread t can be at local l with global g;
 //! * G ⊆ Tid × Glob × Glob (`guarantee`): a step of thread t can change g to g';
@@ -16,20 +18,17 @@
 //! joint step gives both threads their new facts and a guarantee edge of the
 //! pair, which (AG ENV) applies to every other thread.
 
-use super::abstract_report::{self, AbstractFixpoint, Decide, Found};
-use super::error::CheckError;
-use super::rendezvous::Offered;
-use super::result::{
-    Derivation, Derived, GuaranteeEdge, Invariant, InvariantForm, Limit, ReachFact, RunReport,
-    Stats, ThreadSummary, Witness, WitnessThread,
+use crate::engine::abstract_report::{AbstractFixpoint, Decide, Found};
+use crate::engine::rendezvous::Offered;
+use crate::engine::result::{
+    Derivation, Derived, GuaranteeEdge, Invariant, InvariantForm, Limit, ReachFact, Stats,
+    ThreadSummary, Witness, WitnessThread,
 };
-use super::{Budget, CheckOptions, Mode, POLL_EVERY};
-#[cfg(test)]
+use crate::engine::{Budget, CheckOptions, Mode, POLL_EVERY};
 use crate::program::Val;
 use crate::program::{EvalError, Explorer, Program};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::VecDeque;
-use std::time::Instant;
 
 /// How an R fact was first derived: the derivation path of a witness.
 #[derive(Clone, Copy, Debug)]
@@ -53,7 +52,7 @@ pub(crate) enum Origin {
 }
 
 /// The fixpoint (R, G) with the exploration context it was computed in.
-pub(crate) struct ThreadModular<'p> {
+pub(crate) struct Oracle<'p> {
     pub(crate) exp: Explorer<'p>,
     /// R per thread: (g, l) -> first derivation.
     pub(crate) reach: Vec<FxHashMap<(u32, u32), Origin>>,
@@ -82,17 +81,16 @@ pub(crate) struct ThreadModular<'p> {
     limit: Option<Limit>,
 }
 
-impl<'p> ThreadModular<'p> {
+impl<'p> Oracle<'p> {
     /// Computes the least (R, G).
-    #[cfg(test)]
-    pub(crate) fn compute(prog: &'p Program) -> ThreadModular<'p> {
+    pub(crate) fn compute(prog: &'p Program) -> Oracle<'p> {
         Self::compute_within(prog, &Budget::new(&CheckOptions::default()))
     }
 
     /// Computes (R, G), stopping early (see `stopped`) when a budget runs out.
-    pub(crate) fn compute_within(prog: &'p Program, budget: &Budget) -> ThreadModular<'p> {
+    pub(crate) fn compute_within(prog: &'p Program, budget: &Budget) -> Oracle<'p> {
         let n = prog.threads.len();
-        let mut tm = ThreadModular {
+        let mut tm = Oracle {
             // Each (t, g, l) is stepped once: memoising successors only costs memory.
             exp: Explorer::new(prog).without_memo(),
             reach: vec![FxHashMap::default(); n],
@@ -286,7 +284,6 @@ impl<'p> ThreadModular<'p> {
     }
 
     /// R for thread t, as values (global store, local store).
-    #[cfg(test)]
     pub(crate) fn reach_values(&self, t: usize) -> FxHashSet<(Vec<Val>, Vec<Val>)> {
         self.reach[t]
             .keys()
@@ -301,7 +298,6 @@ impl<'p> ThreadModular<'p> {
 
     /// G for thread t (with the rendezvous it takes part in), as values
     /// (global store before, after).
-    #[cfg(test)]
     pub(crate) fn guarantee_values(&self, t: usize) -> FxHashSet<(Vec<Val>, Vec<Val>)> {
         self.guarantee_of(t)
             .iter()
@@ -430,7 +426,7 @@ impl<'p> ThreadModular<'p> {
     }
 }
 
-impl<'p> AbstractFixpoint<'p> for ThreadModular<'p> {
+impl<'p> AbstractFixpoint<'p> for Oracle<'p> {
     const MODE: Mode = Mode::ThreadModular;
 
     fn explorer(&self) -> &Explorer<'p> {
@@ -516,11 +512,4 @@ impl<'p> AbstractFixpoint<'p> for ThreadModular<'p> {
             globals: self.exp.prog.globals.clone(),
         }
     }
-}
-
-pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, CheckError> {
-    let start = Instant::now();
-    let selected = abstract_report::prepare(prog, opts, Mode::ThreadModular)?;
-    let tm = ThreadModular::compute_within(prog, &Budget::new(opts));
-    abstract_report::report(prog, &tm, selected, opts, start)
 }
