@@ -17,10 +17,13 @@
 //! witnesses, and `report.rs` is what the shared tail of the abstract modes
 //! reads.
 
+pub(crate) mod classes;
 mod join;
 mod joint;
 pub(crate) mod origin;
 mod report;
+pub(crate) mod symmetric;
+mod symmetric_report;
 
 use super::abstract_report;
 use super::error::CheckError;
@@ -610,9 +613,41 @@ fn enumerate(domains: &[(i64, i64)], limit: usize) -> Option<Vec<Vec<Val>>> {
     Some(out)
 }
 
+/// Which representation computes the fixpoint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Path {
+    /// One component per class of interchangeable threads where the
+    /// program allows it (`symmetric.rs`), else per thread.
+    Auto,
+    /// One component per thread, always (`refine`, which reads E per
+    /// thread, and the tests that compare both paths).
+    PerThread,
+}
+
+/// Set in the environment, forces the per-thread path (measurements of
+/// both paths with one binary).
+const PER_THREAD_ENV: &str = "WEFT_CARTESIAN_PER_THREAD";
+
 pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, CheckError> {
+    let path = match std::env::var_os(PER_THREAD_ENV) {
+        Some(_) => Path::PerThread,
+        None => Path::Auto,
+    };
+    run_with(prog, opts, path)
+}
+
+pub(crate) fn run_with(
+    prog: &Program,
+    opts: &CheckOptions,
+    path: Path,
+) -> Result<RunReport, CheckError> {
     let start = Instant::now();
     let selected = abstract_report::prepare(prog, opts, Mode::CartesianExc)?;
+    if path == Path::Auto
+        && let Some(s) = symmetric::Symmetric::compute(prog, opts)?
+    {
+        return abstract_report::report(prog, &s, selected, opts, start);
+    }
     let c = Cartesian::compute(prog, Exceptions::Model, opts)?;
     abstract_report::report(prog, &c, selected, opts, start)
 }
