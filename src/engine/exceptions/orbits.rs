@@ -353,6 +353,47 @@ pub(crate) fn representative(o: &Orbit) -> Vec<&BitSet> {
         .collect()
 }
 
+/// Every arrangement of one class's groups over its threads.
+#[cfg(test)]
+fn class_members(g: &Groups) -> Vec<Vec<BitSet>> {
+    fn go(g: &Groups, left: &mut [u32], k: u32, cur: &mut Vec<BitSet>, out: &mut Vec<Vec<BitSet>>) {
+        if k == 0 {
+            if !out.contains(cur) {
+                out.push(cur.clone());
+            }
+            return;
+        }
+        for i in 0..g.len() {
+            if left[i] > 0 {
+                left[i] -= 1;
+                cur.push(g[i].0.clone());
+                go(g, left, k - 1, cur, out);
+                cur.pop();
+                left[i] += 1;
+            }
+        }
+    }
+    let mut left: Vec<u32> = g.iter().map(|x| x.1).collect();
+    let total = left.iter().sum();
+    let mut out = Vec::new();
+    go(g, &mut left, total, &mut Vec::new(), &mut out);
+    out
+}
+
+/// Every member of an orbit (all arrangements, class by class).
+#[cfg(test)]
+pub(crate) fn members(o: &Orbit) -> Vec<super::Product> {
+    let mut out: Vec<super::Product> = vec![vec![]];
+    for groups in o {
+        let per = class_members(groups);
+        out = out
+            .into_iter()
+            .flat_map(|p| per.iter().map(move |q| [p.clone(), q.clone()].concat()))
+            .collect();
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{Product, Relevant, maximize_products};
@@ -367,51 +408,6 @@ mod tests {
             b.insert(x);
         });
         b
-    }
-
-    /// Every arrangement of one class's groups over its threads.
-    fn class_members(g: &Groups) -> Vec<Vec<BitSet>> {
-        fn go(
-            g: &Groups,
-            left: &mut [u32],
-            k: u32,
-            cur: &mut Vec<BitSet>,
-            out: &mut Vec<Vec<BitSet>>,
-        ) {
-            if k == 0 {
-                if !out.contains(cur) {
-                    out.push(cur.clone());
-                }
-                return;
-            }
-            for i in 0..g.len() {
-                if left[i] > 0 {
-                    left[i] -= 1;
-                    cur.push(g[i].0.clone());
-                    go(g, left, k - 1, cur, out);
-                    cur.pop();
-                    left[i] += 1;
-                }
-            }
-        }
-        let mut left: Vec<u32> = g.iter().map(|x| x.1).collect();
-        let total = left.iter().sum();
-        let mut out = Vec::new();
-        go(g, &mut left, total, &mut Vec::new(), &mut out);
-        out
-    }
-
-    /// Every member of an orbit (all arrangements, class by class).
-    fn members(o: &Orbit) -> Vec<Product> {
-        let mut out: Vec<Product> = vec![vec![]];
-        for groups in o {
-            let per = class_members(groups);
-            out = out
-                .into_iter()
-                .flat_map(|p| per.iter().map(move |q| [p.clone(), q.clone()].concat()))
-                .collect();
-        }
-        out
     }
 
     /// An orbit of one class of `n` threads: a few groups.
