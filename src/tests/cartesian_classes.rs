@@ -9,7 +9,7 @@
 use super::common;
 use super::differential::model_without_channels;
 use crate::engine::cartesian::symmetric::Symmetric;
-use crate::engine::cartesian::{Cartesian, Exceptions, Path, run_with};
+use crate::engine::cartesian::{Cartesian, Exceptions, Path, ProductValues, run_with};
 use crate::engine::exceptions::orbits;
 use crate::engine::{self, CheckOptions, Mode, Verdict};
 use crate::program::{Program, Val};
@@ -91,7 +91,7 @@ fn class_x(s: &Symmetric) -> BTreeMap<Vec<Val>, Vec<BTreeSet<Vec<Val>>>> {
 }
 
 /// E per thread, by values: (g, per thread its set) for every product.
-fn per_thread_e(c: &Cartesian) -> BTreeSet<(Vec<Val>, Vec<Vec<Vec<Val>>>)> {
+fn per_thread_e(c: &Cartesian) -> BTreeSet<ProductValues> {
     let mut out = BTreeSet::new();
     for (g, ps) in &c.exceptions.by_global {
         for p in ps {
@@ -107,7 +107,7 @@ fn per_thread_e(c: &Cartesian) -> BTreeSet<(Vec<Val>, Vec<Vec<Vec<Val>>>)> {
 }
 
 /// Every member of every orbit of the class path's E, by values.
-fn class_e(s: &Symmetric) -> BTreeSet<(Vec<Val>, Vec<Vec<Vec<Val>>>)> {
+fn class_e(s: &Symmetric) -> BTreeSet<ProductValues> {
     let mut out = BTreeSet::new();
     for (g, os) in &s.exceptions.by_global {
         for o in os {

@@ -200,10 +200,10 @@ impl OrbitSet {
                 match &entry.shape {
                     ExceptionShape::Product(per) => {
                         let mut o: Orbit = Vec::with_capacity(classes.len());
-                        for k in 0..classes.len() {
+                        for (k, all) in full.iter().enumerate() {
                             let s = match per.get(classes.rep(k)).and_then(Option::as_ref) {
                                 Some(e) => sat(k, e)?,
-                                None => full[k].clone(),
+                                None => all.clone(),
                             };
                             o.push(vec![(s, classes.size(k))]);
                         }

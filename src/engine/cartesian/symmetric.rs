@@ -42,6 +42,27 @@ pub(crate) struct Symmetric<'p> {
     pub(crate) limit: Option<Limit>,
 }
 
+/// What the rounds of one global store g have posted so far, per class k
+/// (as `Posted` of the per-thread path).
+struct Posted {
+    /// Y(g) as the last round saw it.
+    base: Vec<BitSet>,
+    /// The stores g' ≠ g without exceptions that k's steps reach.
+    plain: Vec<FxHashSet<u32>>,
+    /// The steps' targets (g', l') where E(g') is not empty.
+    excepted: Vec<FxHashSet<(u32, u32)>>,
+}
+
+impl Posted {
+    fn new(like: &[BitSet]) -> Posted {
+        Posted {
+            base: like.iter().map(BitSet::cleared).collect(),
+            plain: vec![FxHashSet::default(); like.len()],
+            excepted: vec![FxHashSet::default(); like.len()],
+        }
+    }
+}
+
 /// A queue of global stores, each at most once.
 #[derive(Default)]
 struct Worklist {
@@ -186,6 +207,7 @@ impl<'p> Symmetric<'p> {
                 }
             }
         }
+        let mut posted: FxHashMap<u32, Posted> = FxHashMap::default();
         while let Some(g) = queue.pop() {
             budget.progress(self.posts as usize, "posts", queue.queue.len(), None);
             if let Some(why) = budget.exceeded_now(self.posts as usize, usize::MAX) {
@@ -193,16 +215,109 @@ impl<'p> Symmetric<'p> {
                 return;
             }
             self.rounds += 1;
-            let base: Orbit = self.y[&g]
-                .iter()
-                .enumerate()
-                .map(|(k, s)| vec![(s.clone(), self.classes.size(k))])
-                .collect();
-            self.post_orbit(g, &base, &mut queue);
+            let base = self.y[&g].clone();
+            let mut done = posted.remove(&g).unwrap_or_else(|| Posted::new(&base));
+            self.round(g, &base, &mut done, &mut queue);
             if self.stopped.is_some() {
                 return;
             }
+            done.base = base;
+            posted.insert(g, done);
         }
+    }
+
+    /// One round of g with Y(g) = base, semi-naively as the per-thread
+    /// `Cartesian::round`: the contribution of a step of class k from l to
+    /// (g', l') is α_c(P \ E(g')) for P = base with one thread of k at l',
+    /// which depends on l' and on base (on Y_k too when k has other
+    /// threads). So an old l is posted again only when a component it
+    /// depends on grew, and where E(g') is empty only base needs copying.
+    fn round(&mut self, g: u32, base: &[BitSet], done: &mut Posted, queue: &mut Worklist) {
+        let m = base.len();
+        let grown: Vec<bool> = (0..m)
+            .map(|j| base[j].len() != done.base[j].len())
+            .collect();
+        for k in 0..m {
+            let many = self.classes.size(k) >= 2;
+            // Classes whose sets a post of class k copies along.
+            let copied = |j: usize| j != k || many;
+            if (0..m).any(|j| grown[j] && copied(j)) {
+                for &g2 in &done.plain[k] {
+                    if !count_post(&mut self.posts, self.cap, &mut self.stopped) {
+                        return;
+                    }
+                    if let Some(target) = self.y.get_mut(&g2) {
+                        let mut grew = false;
+                        for (j, (t, b)) in target.iter_mut().zip(base).enumerate() {
+                            if copied(j) {
+                                grew |= t.union_with(b);
+                            }
+                        }
+                        if grew {
+                            queue.push(g2);
+                        }
+                    }
+                }
+                for &(g2, l2) in &done.excepted[k] {
+                    if !count_post(&mut self.posts, self.cap, &mut self.stopped) {
+                        return;
+                    }
+                    let p = self.moved(base, k, l2);
+                    self.join(g2, &p, queue);
+                }
+            }
+            let t = self.classes.rep(k);
+            for l in base[k].iter().filter(|&l| !done.base[k].contains(l)) {
+                let succs = self.exp.successors(t, g, l);
+                if let (Some((_, msg)), None) = (&succs.error, &self.model_error) {
+                    self.model_error = Some((t, g, l, msg.clone()));
+                }
+                if succs.steps.iter().any(|s| s.l as usize >= self.universe[t]) {
+                    self.stopped = Some(OUTSIDE_RANGES.into());
+                    return;
+                }
+                for s in &succs.steps {
+                    if self.exceptions.by_global.contains_key(&s.g) {
+                        if !done.excepted[k].insert((s.g, s.l)) {
+                            continue; // posted from this base already
+                        }
+                    } else if s.g == g || !done.plain[k].insert(s.g) {
+                        // The copied components of base are in Y(s.g).
+                        if !count_post(&mut self.posts, self.cap, &mut self.stopped) {
+                            return;
+                        }
+                        if let Some(target) = self.y.get_mut(&s.g)
+                            && target[k].insert(s.l)
+                        {
+                            queue.push(s.g);
+                        }
+                        continue;
+                    }
+                    if !count_post(&mut self.posts, self.cap, &mut self.stopped) {
+                        return;
+                    }
+                    let p = self.moved(base, k, s.l);
+                    self.join(s.g, &p, queue);
+                }
+            }
+        }
+    }
+
+    /// base as an orbit with one thread of class k moved to l.
+    fn moved(&self, base: &[BitSet], k: usize, l: u32) -> Orbit {
+        base.iter()
+            .enumerate()
+            .map(|(j, s)| {
+                let n = self.classes.size(j);
+                if j != k {
+                    vec![(s.clone(), n)]
+                } else if n >= 2 {
+                    vec![(s.clone(), n - 1), (s.singleton_like(l), 1)]
+                } else {
+                    vec![(s.singleton_like(l), 1)]
+                }
+            })
+            .collect()
     }
 
     /// Posts every thread step from the products of the orbit `o` at g
