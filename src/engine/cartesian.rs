@@ -18,6 +18,7 @@
 //! reads.
 
 pub(crate) mod classes;
+mod entry;
 mod join;
 mod joint;
 pub(crate) mod origin;
@@ -25,11 +26,14 @@ mod report;
 pub(crate) mod symmetric;
 mod symmetric_report;
 
-use super::abstract_report;
+#[cfg(test)]
+pub(crate) use entry::run_classes;
+pub(crate) use entry::{Path, run, run_with};
+
 use super::error::CheckError;
 use super::exceptions::{BitSet, ExceptionSet, Product, Subtraction};
-use super::result::{AbstractProduct, InvariantForm, Limit, RunReport};
-use super::{Budget, CheckOptions, Mode};
+use super::result::{AbstractProduct, InvariantForm, Limit};
+use super::{Budget, CheckOptions};
 use crate::program::ranges::Ranges;
 use crate::program::{Explorer, Program, Val};
 use join::{join, join_local, join_others};
@@ -37,7 +41,6 @@ use origin::{Move, Parents, Who};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::VecDeque;
 use std::collections::hash_map::Entry;
-use std::time::Instant;
 
 /// Local stores enumerated per template at most (bitset width).
 const MAX_LOCALS: usize = 1 << 20;
@@ -611,43 +614,4 @@ fn enumerate(domains: &[(i64, i64)], limit: usize) -> Option<Vec<Vec<Val>>> {
             .collect();
     }
     Some(out)
-}
-
-/// Which representation computes the fixpoint.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Path {
-    /// One component per class of interchangeable threads where the
-    /// program allows it (`symmetric.rs`), else per thread.
-    Auto,
-    /// One component per thread, always (`refine`, which reads E per
-    /// thread, and the tests that compare both paths).
-    PerThread,
-}
-
-/// Set in the environment, forces the per-thread path (measurements of
-/// both paths with one binary).
-const PER_THREAD_ENV: &str = "WEFT_CARTESIAN_PER_THREAD";
-
-pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, CheckError> {
-    let path = match std::env::var_os(PER_THREAD_ENV) {
-        Some(_) => Path::PerThread,
-        None => Path::Auto,
-    };
-    run_with(prog, opts, path)
-}
-
-pub(crate) fn run_with(
-    prog: &Program,
-    opts: &CheckOptions,
-    path: Path,
-) -> Result<RunReport, CheckError> {
-    let start = Instant::now();
-    let selected = abstract_report::prepare(prog, opts, Mode::CartesianExc)?;
-    if path == Path::Auto
-        && let Some(s) = symmetric::Symmetric::compute(prog, opts)?
-    {
-        return abstract_report::report(prog, &s, selected, opts, start);
-    }
-    let c = Cartesian::compute(prog, Exceptions::Model, opts)?;
-    abstract_report::report(prog, &c, selected, opts, start)
 }

@@ -199,7 +199,9 @@ fn a_round_posts_only_the_local_stores_that_are_new() {
     );
     // On classes (one component for both threads): each of the K steps
     // once, and the same states.
-    let r = engine::check(&prog, Mode::CartesianExc, &CheckOptions::default()).unwrap();
+    let r = crate::engine::cartesian::run_classes(&prog, &CheckOptions::default())
+        .unwrap()
+        .expect("classes");
     assert_eq!(r.verdict(), Verdict::Unknown);
     assert_eq!(
         r.stats.get("thread_classes").and_then(|v| v.as_u64()),

@@ -221,11 +221,16 @@ fn lock_schema_takes_the_class_path() {
     }
 }
 
-/// A witness of an alarm names real threads, one per thread.
+/// A witness of an alarm names real threads, one per thread, on classes;
+/// the report of an alarm comes from the per-thread path, with
+/// derivations.
 #[test]
 fn an_alarm_on_classes_names_real_threads() {
     let prog = common::without_exceptions(common::load_value(&crate::families::lock(4, 1)));
-    let r = engine::check(&prog, Mode::CartesianExc, &CheckOptions::default()).unwrap();
+    let opts = CheckOptions::default();
+    let r = crate::engine::cartesian::run_classes(&prog, &opts)
+        .unwrap()
+        .expect("classes");
     assert_eq!(stat(&r, "thread_classes"), Some(1));
     let w = r.outcomes[0]
         .witness
@@ -234,6 +239,13 @@ fn an_alarm_on_classes_names_real_threads() {
     let names: Vec<&str> = w.threads.iter().map(|t| t.thread.as_str()).collect();
     let expected: Vec<&str> = prog.threads.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, expected);
+    let r = engine::check(&prog, Mode::CartesianExc, &opts).unwrap();
+    assert_eq!(stat(&r, "thread_classes"), None);
+    let w = r.outcomes[0]
+        .witness
+        .as_ref()
+        .expect("an alarm with a witness");
+    assert!(w.threads.iter().all(|t| !t.derivation.is_empty()));
 }
 
 /// `--max-states` stops the class path exactly: the posts counted never
