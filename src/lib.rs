@@ -47,9 +47,9 @@ mod tests;
 pub use builder::{ModelBuilder, TemplateBuilder};
 pub use engine::SimulateOptions;
 pub use engine::result::{
-    AbstractProduct, Derivation, Derived, GuaranteeEdge, Invariant, InvariantForm, Outcome,
-    Partner, ReachFact, RefinedExceptions, RunReport, Stats, Store, ThreadSummary, Trace,
-    TraceStep, Witness, WitnessThread,
+    AbstractProduct, ClassProduct, Derivation, Derived, GuaranteeEdge, Invariant, InvariantForm,
+    Outcome, Partner, ReachFact, RefinedExceptions, RunReport, Stats, Store, ThreadClass,
+    ThreadSummary, Trace, TraceStep, Witness, WitnessThread,
 };
 pub use engine::result::{Limit, NextStep, Suggestion};
 pub use engine::result::{ReplayFailure, ReplayReport, SimulationReport, StuckState};

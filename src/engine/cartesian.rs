@@ -17,16 +17,23 @@
 //! witnesses, and `report.rs` is what the shared tail of the abstract modes
 //! reads.
 
+pub(crate) mod classes;
+mod entry;
 mod join;
 mod joint;
 pub(crate) mod origin;
 mod report;
+pub(crate) mod symmetric;
+mod symmetric_report;
 
-use super::abstract_report;
+#[cfg(test)]
+pub(crate) use entry::run_classes;
+pub(crate) use entry::{Path, run, run_with};
+
 use super::error::CheckError;
 use super::exceptions::{BitSet, ExceptionSet, Product, Subtraction};
-use super::result::{AbstractProduct, InvariantForm, Limit, RunReport};
-use super::{Budget, CheckOptions, Mode};
+use super::result::{AbstractProduct, InvariantForm, Limit};
+use super::{Budget, CheckOptions};
 use crate::program::ranges::Ranges;
 use crate::program::{Explorer, Program, Val};
 use join::{join, join_local, join_others};
@@ -34,7 +41,6 @@ use origin::{Move, Parents, Who};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::VecDeque;
 use std::collections::hash_map::Entry;
-use std::time::Instant;
 
 /// Local stores enumerated per template at most (bitset width).
 const MAX_LOCALS: usize = 1 << 20;
@@ -608,11 +614,4 @@ pub(crate) fn enumerate(domains: &[(i64, i64)], limit: usize) -> Option<Vec<Vec<
             .collect();
     }
     Some(out)
-}
-
-pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, CheckError> {
-    let start = Instant::now();
-    let selected = abstract_report::prepare(prog, opts, Mode::CartesianExc)?;
-    let c = Cartesian::compute(prog, Exceptions::Model, opts)?;
-    abstract_report::report(prog, &c, selected, opts, start)
 }

@@ -4,6 +4,8 @@
 //! heart of Props. 8 and 9: α_c(P \ E(g)) for a product P, computed from the
 //! restrictions E_{j,r} without enumerating P.
 
+pub(crate) mod orbits;
+
 use crate::program::{CExpr, Ctx, EvalError, ExceptionShape, Explorer, Val};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::borrow::Cow;
@@ -329,7 +331,7 @@ impl ExceptionSet {
 }
 
 /// Evaluates a per-thread local predicate at global store `gs`.
-fn local_pred(
+pub(crate) fn local_pred(
     exp: &Explorer,
     pred: &crate::program::CExpr,
     gs: &[Val],

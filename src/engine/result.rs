@@ -316,6 +316,18 @@ pub enum InvariantForm {
         /// The exception set E, as products.
         exceptions: Vec<AbstractProduct>,
     },
+    /// cartesian-exc on classes of interchangeable threads: per global
+    /// store one product with one component per class (every thread of the
+    /// class takes it), then E as orbits (docs/output.md).
+    CartesianClasses {
+        /// The classes, in thread order.
+        classes: Vec<ThreadClass>,
+        /// The Cartesian part, one product per global store (one group
+        /// per class, of all its threads).
+        products: Vec<ClassProduct>,
+        /// The exception set E, one member per orbit.
+        exceptions: Vec<ClassProduct>,
+    },
     /// `refine --refine control` (Gupta, Popeea and Rybalchenko): the
     /// partition of each template's locations, and γ as products, one per
     /// global store and vector of the threads' classes.
@@ -378,6 +390,26 @@ pub struct AbstractProduct {
     pub global: Store,
     /// Per thread (by index), its local stores.
     pub threads: Vec<Vec<Store>>,
+}
+
+/// A class of interchangeable threads (cartesian-exc).
+#[derive(Clone, Debug)]
+pub struct ThreadClass {
+    /// The template's name (or the thread's, for a class of one).
+    pub name: String,
+    /// Its threads' names, in order.
+    pub threads: Vec<String>,
+}
+
+/// A product over classes: per class, groups of threads that take the
+/// same set of local stores; the set of states it stands for combines them
+/// in every way and every arrangement of the threads over the groups.
+#[derive(Clone, Debug)]
+pub struct ClassProduct {
+    /// The global store.
+    pub global: Store,
+    /// Per class: its groups as (number of threads, local stores).
+    pub classes: Vec<Vec<(u64, Vec<Store>)>>,
 }
 
 /// Engine statistics, in display order.

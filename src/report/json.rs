@@ -180,6 +180,17 @@ fn invariant(inv: &Invariant) -> Value {
         } => {
             json!({"products": products_json(products), "exceptions": products_json(exceptions)})
         }
+        InvariantForm::CartesianClasses {
+            classes,
+            products,
+            exceptions,
+        } => {
+            let classes: Vec<Value> = classes
+                .iter()
+                .map(|c| json!({"name": c.name, "threads": c.threads}))
+                .collect();
+            json!({"classes": classes, "products": class_products_json(products), "exceptions": class_products_json(exceptions)})
+        }
         InvariantForm::Control {
             classes,
             data_locations,
@@ -192,6 +203,28 @@ fn invariant(inv: &Invariant) -> Value {
             json!({"classes": classes, "data_locations": data_locations, "products": products_json(products)})
         }
     }
+}
+
+/// Products over classes: per class its groups, each `{"count", "locals"}`.
+fn class_products_json(ps: &[crate::engine::result::ClassProduct]) -> Vec<Value> {
+    ps.iter()
+        .map(|p| {
+            let classes: Vec<Vec<Value>> = p
+                .classes
+                .iter()
+                .map(|groups| {
+                    groups
+                        .iter()
+                        .map(|(k, ls)| {
+                            let ls: Vec<String> = ls.iter().map(super::show_local).collect();
+                            json!({"count": k, "locals": ls})
+                        })
+                        .collect()
+                })
+                .collect();
+            json!({"global": obj(&p.global), "classes": classes})
+        })
+        .collect()
 }
 
 fn products_json(ps: &[crate::engine::result::AbstractProduct]) -> Vec<Value> {

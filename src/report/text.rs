@@ -221,6 +221,33 @@ fn invariant(inv: &Invariant) -> String {
             }
             text
         }
+        InvariantForm::CartesianClasses {
+            classes,
+            products,
+            exceptions,
+        } => {
+            let mut text = String::from(
+                "  invariant (Cartesian part per global store, then the exception set E; one component per class of interchangeable threads, `name×k {…}` for k threads of the class taking that set, E one product per orbit):\n",
+            );
+            for c in classes {
+                let (first, last) = (c.threads.first(), c.threads.last());
+                if let (Some(first), Some(last), true) = (first, last, c.threads.len() > 1) {
+                    text.push_str(&format!(
+                        "    class {}: {} threads, {first} … {last}\n",
+                        c.name,
+                        c.threads.len()
+                    ));
+                }
+            }
+            let names: Vec<&str> = classes.iter().map(|c| c.name.as_str()).collect();
+            for p in products {
+                text.push_str(&format!("    {}\n", class_product(&names, p)));
+            }
+            for p in exceptions {
+                text.push_str(&format!("    E: {}\n", class_product(&names, p)));
+            }
+            text
+        }
         InvariantForm::Control {
             classes,
             data_locations,
@@ -261,6 +288,24 @@ fn product(p: &crate::engine::result::AbstractProduct) -> String {
             .collect::<Vec<_>>()
             .join(" × ")
     )
+}
+
+/// One product over classes: `[globals] p×1 {locals} × p×2 {locals} …`.
+fn class_product(names: &[&str], p: &crate::engine::result::ClassProduct) -> String {
+    let groups: Vec<String> = p
+        .classes
+        .iter()
+        .zip(names)
+        .flat_map(|(groups, name)| {
+            groups.iter().map(move |(k, ls)| {
+                format!(
+                    "{name}×{k} {{{}}}",
+                    ls.iter().map(show_local).collect::<Vec<_>>().join(",")
+                )
+            })
+        })
+        .collect();
+    format!("[{}] {}", show_global(&p.global), groups.join(" × "))
 }
 
 /// A rendered store back as slot values, in the layout's slot order

@@ -186,7 +186,8 @@ fn a_round_posts_only_the_local_stores_that_are_new() {
         }],
         "properties": [{"name": "both-done", "error": "count(p: c == 300) >= 2"}]
     }));
-    let r = engine::check(&prog, Mode::CartesianExc, &CheckOptions::default()).unwrap();
+    use crate::engine::cartesian::{Path, run_with};
+    let r = run_with(&prog, &CheckOptions::default(), Path::PerThread).unwrap();
     assert_eq!(r.verdict(), Verdict::Unknown);
     assert_eq!(
         r.stats.get("states").and_then(|v| v.as_u64()),
@@ -196,6 +197,21 @@ fn a_round_posts_only_the_local_stores_that_are_new() {
         r.stats.get("transitions").and_then(|v| v.as_u64()),
         Some(2 * k)
     );
+    // On classes (one component for both threads): each of the K steps
+    // once, and the same states.
+    let r = crate::engine::cartesian::run_classes(&prog, &CheckOptions::default())
+        .unwrap()
+        .expect("classes");
+    assert_eq!(r.verdict(), Verdict::Unknown);
+    assert_eq!(
+        r.stats.get("thread_classes").and_then(|v| v.as_u64()),
+        Some(1)
+    );
+    assert_eq!(
+        r.stats.get("states").and_then(|v| v.as_u64()),
+        Some(2 * (k + 1))
+    );
+    assert_eq!(r.stats.get("transitions").and_then(|v| v.as_u64()), Some(k));
 }
 
 #[test]

@@ -6,6 +6,7 @@
 mod beem;
 mod budgets;
 mod cartesian;
+mod cartesian_classes;
 pub(crate) mod common;
 mod control;
 mod counter;

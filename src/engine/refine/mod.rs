@@ -92,7 +92,9 @@ fn proved_by_the_models_set(
         show_invariant: true,
         ..opts.clone()
     };
-    let mut report = super::cartesian::run(prog, &with_invariant)?;
+    // Per thread: E is read below as per-thread products.
+    let mut report =
+        super::cartesian::run_with(prog, &with_invariant, super::cartesian::Path::PerThread)?;
     if report.outcomes.iter().any(|o| o.verdict != Verdict::Safe) {
         return Ok(None);
     }

@@ -1,0 +1,211 @@
+//! The class fixpoint (`symmetric.rs`) as the shared tail of the abstract
+//! modes reads it: γ_E(γ_cart X) = γ_cart(X) ∪ E by global store (Malkis,
+//! Podelski and Rybalchenko, Def. 5). The error predicates are symmetric
+//! in the threads of a class (`classes.rs`), so deciding them on one
+//! member of each orbit decides the orbit; that member hands the threads
+//! of a class to the groups in thread order, so a witness names real
+//! threads. Statistics count as the per-thread path does (thread states,
+//! products of E), so the two paths print the same numbers but for posts
+//! and rounds.
+
+use super::symmetric::Symmetric;
+use crate::engine::Mode;
+use crate::engine::abstract_report::{self, AbstractFixpoint, Decide, Found};
+use crate::engine::exceptions::BitSet;
+use crate::engine::exceptions::orbits::Orbit;
+use crate::engine::result::{
+    ClassProduct, Invariant, InvariantForm, Limit, Stats, ThreadClass, Witness, WitnessThread,
+};
+use crate::program::{EvalError, Explorer};
+
+impl<'p> Symmetric<'p> {
+    /// Y(g) as an orbit: one group per class, of all its threads.
+    fn as_orbit(&self, y: &[BitSet]) -> Orbit {
+        y.iter()
+            .enumerate()
+            .map(|(k, s)| vec![(s.clone(), self.classes.size(k))])
+            .collect()
+    }
+
+    /// `{g} × o` as data.
+    fn class_product(&self, g: u32, o: &Orbit) -> ClassProduct {
+        let prog = self.exp.prog;
+        ClassProduct {
+            global: prog.globals.render(self.exp.globals.get(g)),
+            classes: o
+                .iter()
+                .enumerate()
+                .map(|(k, groups)| {
+                    let t = self.classes.rep(k);
+                    groups
+                        .iter()
+                        .map(|(s, m)| {
+                            let locals = s
+                                .iter()
+                                .map(|l| prog.template_of(t).render_local(self.exp.local(t, l)))
+                                .collect();
+                            (*m as u64, locals)
+                        })
+                        .collect()
+                })
+                .collect(),
+        }
+    }
+
+    fn invariant_form(&self) -> InvariantForm {
+        let prog = self.exp.prog;
+        let order = |gs: &mut Vec<u32>| {
+            gs.sort_by(|a, b| self.exp.globals.get(*a).cmp(self.exp.globals.get(*b)))
+        };
+        let mut gs: Vec<u32> = self.y.keys().copied().collect();
+        order(&mut gs);
+        let products = gs
+            .iter()
+            .map(|&g| self.class_product(g, &self.as_orbit(&self.y[&g])))
+            .collect();
+        let mut eg: Vec<u32> = self.exceptions.by_global.keys().copied().collect();
+        order(&mut eg);
+        let exceptions = eg
+            .iter()
+            .flat_map(|&g| {
+                self.exceptions
+                    .orbits(g)
+                    .iter()
+                    .map(move |o| self.class_product(g, o))
+            })
+            .collect();
+        let classes = self
+            .classes
+            .ranges
+            .iter()
+            .map(|r| {
+                let t = r.start;
+                let tpl = prog.template_of(t);
+                ThreadClass {
+                    name: if r.len() == tpl.count as usize {
+                        tpl.name.clone()
+                    } else {
+                        prog.threads[t].name.clone()
+                    },
+                    threads: r.clone().map(|t| prog.threads[t].name.clone()).collect(),
+                }
+            })
+            .collect();
+        InvariantForm::CartesianClasses {
+            classes,
+            products,
+            exceptions,
+        }
+    }
+}
+
+impl<'p> AbstractFixpoint<'p> for Symmetric<'p> {
+    const MODE: Mode = Mode::CartesianExc;
+
+    fn explorer(&self) -> &Explorer<'p> {
+        &self.exp
+    }
+
+    /// As the per-thread path: by global store, the Cartesian part before
+    /// E, each product decided on one member of its orbit.
+    fn find_error(&self, decide: &mut Decide) -> Result<Found, EvalError> {
+        let mut products: Vec<(u32, Orbit, &'static str)> = self
+            .y
+            .iter()
+            .map(|(g, y)| (*g, self.as_orbit(y), "the Cartesian part"))
+            .collect();
+        for (g, os) in &self.exceptions.by_global {
+            products.extend(os.iter().map(|o| (*g, o.clone(), "the exception set")));
+        }
+        products.sort_by_key(|(g, _, _)| *g);
+        for (g, o, part) in products {
+            // One candidate list per group, shared by its threads.
+            let lists: Vec<Vec<u32>> = o
+                .iter()
+                .flatten()
+                .map(|(s, _)| s.iter().collect())
+                .collect();
+            let mut refs: Vec<&[u32]> = Vec::with_capacity(self.universe.len());
+            for (list, (_, m)) in lists.iter().zip(o.iter().flatten()) {
+                refs.extend(std::iter::repeat_n(list.as_slice(), *m as usize));
+            }
+            if let Some(choice) = decide(g, &refs)? {
+                return Ok(Some((g, choice, part)));
+            }
+        }
+        Ok(None)
+    }
+
+    fn stopped(&self) -> Option<&str> {
+        self.stopped.as_deref()
+    }
+
+    fn limit(&self) -> Option<Limit> {
+        self.limit
+    }
+
+    /// The error state, threads in order (no derivations are kept on
+    /// classes).
+    fn witness(&self, g: u32, choice: &[u32]) -> Witness {
+        abstract_report::plain_witness(&self.exp, g, choice)
+    }
+
+    fn alarm_reason(&self, part: &str) -> String {
+        format!("alarm: an error state is in {part} of the over-approximation (possibly spurious)")
+    }
+
+    fn unfinished_reason(&self, why: &str) -> String {
+        format!("{why} before the fixpoint was reached; no error in the part computed")
+    }
+
+    fn proved_reason(&self) -> String {
+        format!(
+            "proved: no error state in the Cartesian invariant with {} exception products",
+            self.exceptions.size()
+        )
+    }
+
+    fn model_error(&self) -> Option<(&str, Witness)> {
+        let prog = self.exp.prog;
+        self.model_error.as_ref().map(|(t, g, l, msg)| {
+            let w = Witness {
+                globals: prog.globals.render(self.exp.globals.get(*g)),
+                threads: vec![WitnessThread {
+                    thread: prog.threads[*t].name.clone(),
+                    local: prog.template_of(*t).render_local(self.exp.local(*t, *l)),
+                    derivation: Vec::new(),
+                }],
+            };
+            (msg.as_str(), w)
+        })
+    }
+
+    fn stats(&self) -> Stats {
+        let mut stats = Stats::default();
+        // Thread states (g, l) in the Cartesian part, as the per-thread
+        // path counts them: each class's set once per thread.
+        let states: u64 = self
+            .y
+            .values()
+            .map(|y| {
+                y.iter()
+                    .enumerate()
+                    .map(|(k, s)| s.len() as u64 * self.classes.size(k) as u64)
+                    .sum::<u64>()
+            })
+            .sum();
+        stats.push("states", states);
+        stats.push("exception_products", self.exceptions.size());
+        stats.push("transitions", self.posts);
+        stats.push("rounds", self.rounds);
+        stats.push("thread_classes", self.classes.len() as u64);
+        stats
+    }
+
+    fn invariant(&self) -> Invariant {
+        Invariant {
+            form: self.invariant_form(),
+            globals: self.exp.prog.globals.clone(),
+        }
+    }
+}
