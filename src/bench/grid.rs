@@ -395,7 +395,7 @@ impl Grid {
                     sections: paper::FIG4_SECTIONS.to_vec(),
                     modes: vec![Mode::CartesianExc, Mode::ThreadModular, Mode::Standard],
                     strategies: Vec::new(),
-                symmetry: false,
+                    symmetry: false,
                 },
                 Block {
                     sources: vec![Source::Family(Family::Lock)],
@@ -403,7 +403,7 @@ impl Grid {
                     sections: vec![1],
                     modes: vec![Mode::CartesianExc, Mode::Standard],
                     strategies: Vec::new(),
-                symmetry: false,
+                    symmetry: false,
                 },
             ],
         }
