@@ -57,18 +57,15 @@ impl<'p> AbstractFixpoint<'p> for Cartesian<'p> {
     }
 
     fn alarm_reason(&self, part: &str) -> String {
-        format!("alarm: an error state is in {part} of the over-approximation (possibly spurious)")
+        alarm_reason(part)
     }
 
     fn unfinished_reason(&self, why: &str) -> String {
-        format!("{why} before the fixpoint was reached; no error in the part computed")
+        unfinished_reason(why)
     }
 
     fn proved_reason(&self) -> String {
-        format!(
-            "proved: no error state in the Cartesian invariant with {} exception products",
-            self.exceptions.size()
-        )
+        proved_reason(self.exceptions.size())
     }
 
     fn model_error(&self) -> Option<(&str, Witness)> {
@@ -117,4 +114,20 @@ impl<'p> AbstractFixpoint<'p> for Cartesian<'p> {
             globals: self.exp.prog.globals.clone(),
         }
     }
+}
+
+/// cartesian-exc's wording, the same on classes (`symmetric_report.rs`)
+/// and per thread.
+pub(super) fn alarm_reason(part: &str) -> String {
+    format!("alarm: an error state is in {part} of the over-approximation (possibly spurious)")
+}
+
+pub(super) fn unfinished_reason(why: &str) -> String {
+    format!("{why} before the fixpoint was reached; no error in the part computed")
+}
+
+pub(super) fn proved_reason(exception_products: impl std::fmt::Display) -> String {
+    format!(
+        "proved: no error state in the Cartesian invariant with {exception_products} exception products"
+    )
 }

@@ -151,18 +151,15 @@ impl<'p> AbstractFixpoint<'p> for Symmetric<'p> {
     }
 
     fn alarm_reason(&self, part: &str) -> String {
-        format!("alarm: an error state is in {part} of the over-approximation (possibly spurious)")
+        super::report::alarm_reason(part)
     }
 
     fn unfinished_reason(&self, why: &str) -> String {
-        format!("{why} before the fixpoint was reached; no error in the part computed")
+        super::report::unfinished_reason(why)
     }
 
     fn proved_reason(&self) -> String {
-        format!(
-            "proved: no error state in the Cartesian invariant with {} exception products",
-            self.exceptions.size()
-        )
+        super::report::proved_reason(self.exceptions.size())
     }
 
     fn model_error(&self) -> Option<(&str, Witness)> {
