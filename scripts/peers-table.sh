@@ -47,8 +47,10 @@ run() {
 cell() {
   local states=$1 r=$2
   if [ "$r" = timeout ]; then echo "timeout (${TIMEOUT} s) | | |"; return; fi
+  # /usr/bin/time has 10 ms resolution: below it, no rate.
   awk -v n="$states" -v t="${r% *}" -v m="${r#* }" 'BEGIN {
-    printf "%.2f s | %.2f M | %.0f MiB | %.1f\n", t, n / t / 1e6, m / 1024, m * 1024 / n }'
+    if (t < 0.01) printf "< 0.01 s | — | %.0f MiB | %.1f\n", m / 1024, m * 1024 / n
+    else printf "%.2f s | %.2f M | %.0f MiB | %.1f\n", t, n / t / 1e6, m / 1024, m * 1024 / n }'
 }
 wstat() { grep -o "\"$2\":[0-9.]*" "$WORK/$1.out" | tail -1 | cut -d: -f2; }
 
