@@ -71,7 +71,7 @@ fn stat(r: &crate::RunReport, k: &str) -> u64 {
 #[test]
 fn published_state_and_transition_counts_are_reproduced() {
     let rows = rows();
-    assert_eq!(rows.len(), 32);
+    assert_eq!(rows.len(), 41);
     let mut checked = 0;
     for row in &rows {
         let path = data().join(&row.file);
@@ -112,11 +112,11 @@ fn published_state_and_transition_counts_are_reproduced() {
         );
         checked += 1;
     }
-    assert_eq!(checked, 32);
+    assert_eq!(checked, 41);
     assert_eq!(
         rows.iter().filter(|r| r.channels).count(),
-        7,
-        "elevator, gear, lann and lamport_nonatomic use channels"
+        16,
+        "elevator, gear, lann, lamport_nonatomic, lup, collision, pgm_protocol, brp2 and train-gate use channels"
     );
 }
 
@@ -279,8 +279,13 @@ fn unsupported_constructs_are_refused_with_line_and_column() {
         ),
         (
             "remote.dve",
-            "byte x;\nprocess P { state s; init s; trans s -> s { guard Q.x == 0; }; }\nprocess Q { byte x; state s; init s; }\nsystem async;\n",
-            "unsupported: a reference to another process in an expression (line 2, column 52)",
+            "byte x;\nprocess P { state s; init s; trans s -> s { guard R.x == 0; }; }\nprocess Q { byte x; state s; init s; }\nsystem async;\n",
+            "there is no process `R` (in `R.x`)",
+        ),
+        (
+            "member.dve",
+            "byte x;\nprocess P { state s; init s; trans s -> s { guard Q.y == 0; }; }\nprocess Q { byte x; state s; init s; }\nsystem async;\n",
+            "process `Q` has no state or variable `y`",
         ),
     ] {
         let err = refused(&dir.join(name), src);
@@ -386,22 +391,131 @@ fn dve_states(src: &str) -> (u64, Verdict) {
 }
 
 #[test]
-fn byte_and_int_assignments_wrap_around_as_in_divine() {
-    // 250, 251, ..., 255, 0, 1, ...: every byte value once.
+fn an_out_of_range_assignment_is_a_model_error_as_in_divines_interpreter() {
+    // 250, 251, ..., 255, and then `x = 256` is refused: 6 states, and
+    // `model-errors` reports it (the transition has no successor).
     let (n, model_errors) = dve_states(
         "byte x = 250; process P { state s; init s; trans s -> s { effect x = x + 1; }; } system async;",
     );
-    assert_eq!((n, model_errors), (256, Verdict::Safe));
-    // A 16-bit int decremented from -32768 wraps to 32767: 65536 states.
-    let (n, _) = dve_states(
+    assert_eq!((n, model_errors), (6, Verdict::Unsafe));
+    // An int below -32768 likewise: one state.
+    let (n, model_errors) = dve_states(
         "int y = -32768; process P { state s; init s; trans s -> s { effect y = y - 1; }; } system async;",
     );
-    assert_eq!(n, 65536);
+    assert_eq!((n, model_errors), (1, Verdict::Unsafe));
     // Booleans used as numbers, `and`/`not`, nested indexing, a long initialiser.
-    let (n, _) = dve_states(
+    let (n, model_errors) = dve_states(
         "byte a[2] = {1, 0, 7}; byte i; process P { state s, t; init s; trans s -> t { guard not (a[a[i]] == 1) and (i < 2); effect i = i + (a[0] == 1) * 1; }, t -> s {}; } system async;",
     );
+    assert_eq!((n, model_errors), (3, Verdict::Safe));
+}
+
+#[test]
+fn anderson_1_overflows_and_its_count_rules_out_wrap_around() {
+    // anderson.1 (N = 2, ERROR = 1): `next = next + 1` passes 255. BEEM
+    // publishes 347,039 states. Wrap-around would give 352,664 (5,625
+    // more); refusing the assignment gives 347,036: three fewer, which are
+    // error states DiVinE's interpreter stored (docs/beem.md, "Overflow").
+    let path = data().join("dve/anderson.1.dve");
+    let prog = crate::model::load_any(&path, &[], None)
+        .map(crate::model::Model::into_program)
+        .unwrap_or_else(|d| panic!("{}", d.render()));
+    let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
+    assert_eq!(stat(&r, "states"), 347_036);
+    let o = r.outcome("model-errors").expect("model-errors is checked");
+    assert_eq!(o.verdict, Verdict::Unsafe);
+    assert!(o.reason.contains("`next` gets 256"), "{}", o.reason);
+}
+
+#[test]
+fn another_process_state_and_locals_are_read_as_divine_reads_them() {
+    // Q counts x up to 3; P may move from a to b only while Q is at `busy`
+    // and Q's x is 2, which holds in exactly one state of Q's: so the
+    // states are Q's 4 (x = 0, 1, 2 at busy, then done) times P at a,
+    // plus P at b beside (busy, x = 2) and what follows it: (done, 3).
+    let src = "process P { state a, b; init a; trans a -> b { guard Q.busy && Q.x == 2; }; }\n\
+               process Q { byte x; state busy, done; init busy;\n\
+               trans busy -> busy { guard x < 2; effect x = x + 1; }, busy -> done { guard x == 2; effect x = 3; }; }\n\
+               system async;";
+    let (n, _) = dve_states(src);
+    assert_eq!(n, 4 + 2);
+    // The reads take the state of the moment: with `Q.done` instead, P moves
+    // only after Q's last step.
+    let (n, _) = dve_states(&src.replace("Q.busy && Q.x == 2", "Q.done"));
+    assert_eq!(n, 4 + 1);
+    // A reference to a location of the process itself is its own state.
+    let (n, _) = dve_states(
+        "process P { state a, b, c; init a; trans a -> b { guard P.a; }, b -> c { guard P.a; }; } system async;",
+    );
+    assert_eq!(n, 2);
+}
+
+#[test]
+fn another_process_state_is_a_global_to_the_abstract_modes() {
+    // lup.1's processors read each other's location (`lup0.load_data |
+    // ...`). The location mirrors are globals, so the abstract modes keep
+    // them exactly: CAM's mutual exclusion is proved without refinement,
+    // and a reachable pair of locations is an alarm (never `safe`), which
+    // refine turns into a replayable trace of standard's length.
+    let path = data().join("dve/lup.1.dve");
+    let load = |error: &str| {
+        crate::model::load_any(&path, &[], Some(error))
+            .map(crate::model::Model::into_program)
+            .unwrap_or_else(|d| panic!("{}", d.render()))
+    };
+    let verdict = |prog: &crate::program::Program, mode| {
+        let r = engine::check(prog, mode, &CheckOptions::default()).unwrap();
+        (
+            r.outcomes[0].verdict,
+            r.outcomes[0].trace.as_ref().map(|t| t.steps.len()),
+        )
+    };
+    let mutex = load("count(*: @load_data) >= 2");
+    for mode in [
+        Mode::Standard,
+        Mode::ThreadModular,
+        Mode::CartesianExc,
+        Mode::Refine,
+    ] {
+        assert_eq!(verdict(&mutex, mode).0, Verdict::Safe, "{mode:?}");
+    }
+    let reachable = load("lup0@latency2 && lup1@load_data");
+    let (v, steps) = verdict(&reachable, Mode::Standard);
+    assert_eq!((v, steps), (Verdict::Unsafe, Some(9)));
+    for mode in [Mode::ThreadModular, Mode::CartesianExc] {
+        assert_eq!(verdict(&reachable, mode).0, Verdict::Unknown, "{mode:?}");
+    }
+    assert_eq!(
+        verdict(&reachable, Mode::Refine),
+        (Verdict::Unsafe, Some(9))
+    );
+}
+
+#[test]
+fn an_array_named_as_a_value_is_its_first_cell_with_a_warning() {
+    // train-gate's `e = 1` and `e == 1` on `byte e[3]`: DiVinE's published
+    // counts (train-gate.1, .2 in counts.csv) are reproduced this way.
+    let (n, _) = dve_states(
+        "byte e[2]; process P { state s, t; init s; trans s -> t { guard e == 0; effect e = 7; }, t -> s { guard e[0] == 7 && e[1] == 0; effect e[1] = 1; }; } system async;",
+    );
     assert_eq!(n, 3);
+    let dir = common::temp_dir("dve-array-value");
+    let path = dir.join("a.dve");
+    std::fs::write(
+        &path,
+        "byte e[2]; process P { state s; init s; trans s -> s { effect e = 1; }; } system async;",
+    )
+    .unwrap();
+    let out = Command::cargo_bin("weft")
+        .unwrap()
+        .args(["check", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("uses the array `e` as a value; it is read and written as `e[0]`"),
+        "{err}"
+    );
 }
 
 #[test]

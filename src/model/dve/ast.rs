@@ -10,6 +10,14 @@ pub(super) enum DExpr {
     Index(String, Box<DExpr>),
     Un(&'static str, Box<DExpr>),
     Bin(&'static str, Box<DExpr>, Box<DExpr>),
+    /// `P.s` (process `P` is at state `s`) or `P.v` / `P.v[i]` (a local of
+    /// `P`), at byte offset `at`: a read of another process's state.
+    Remote {
+        process: String,
+        member: String,
+        index: Option<Box<DExpr>>,
+        at: usize,
+    },
 }
 
 pub(super) struct DVar {

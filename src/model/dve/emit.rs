@@ -1,78 +1,17 @@
-//! DVE syntax tree to weft/1 JSON: variables with DiVinE's ranges and
-//! wrap-around, processes as thread templates, expressions coerced between
-//! ints and bools, channels as rendezvous or as FIFOs in two globals, and
-//! the source map from the translation back to the DVE text.
+//! DVE syntax tree to weft/1 JSON: variables with DiVinE's ranges (an
+//! out-of-range assignment is a model error), processes as thread templates, expressions coerced between
+//! ints and bools, channels as rendezvous or as FIFOs in two globals,
+//! reads of other processes as reads of globals (location mirrors and
+//! promoted locals), and the source map from the translation back to the
+//! DVE text.
 
 use super::SourceMap;
 use super::ast::{DChannel, DExpr, DProc, DVar};
+use super::emit_expr::{Emit, Remote, Remotes, array_values, ident, remote_refs};
 use super::parse::Parser;
 use crate::model::diag::Diagnostic;
 use crate::model::expr::Span;
 use serde_json::{Map, Value, json};
-
-/// Weft words a DVE identifier may not use as is; such names get a `_`.
-const RESERVED: &[&str] = &[
-    "true", "false", "tid", "any", "count", "exists", "forall", "and", "or", "not", "int", "pc",
-];
-
-/// Renames DVE identifiers that are weft words.
-fn ident(name: &str) -> String {
-    if RESERVED.contains(&name) {
-        format!("{name}_")
-    } else {
-        name.to_string()
-    }
-}
-
-/// Emits weft expressions from DVE ones, coercing between ints and bools,
-/// with one renaming table (process locals that shadow globals).
-struct Emit<'a> {
-    rename: &'a [(String, String)],
-}
-
-impl Emit<'_> {
-    fn name(&self, n: &str) -> String {
-        self.rename
-            .iter()
-            .find(|(a, _)| a == n)
-            .map(|(_, b)| b.clone())
-            .unwrap_or_else(|| ident(n))
-    }
-    fn is_bool(e: &DExpr) -> bool {
-        match e {
-            DExpr::Un("!", _) => true,
-            DExpr::Bin(op, ..) => {
-                matches!(*op, "==" | "!=" | "<" | "<=" | ">" | ">=" | "&&" | "||")
-            }
-            _ => false,
-        }
-    }
-    fn int(&self, e: &DExpr) -> String {
-        if Self::is_bool(e) {
-            return format!("int({})", self.bool(e));
-        }
-        match e {
-            DExpr::Num(v) if *v < 0 => format!("({v})"),
-            DExpr::Num(v) => v.to_string(),
-            DExpr::Var(n) => self.name(n),
-            DExpr::Index(a, i) => format!("{}[{}]", self.name(a), self.int(i)),
-            DExpr::Un(op, a) => format!("({op}{})", self.int(a)),
-            DExpr::Bin(op, a, b) => format!("({} {op} {})", self.int(a), self.int(b)),
-        }
-    }
-    fn bool(&self, e: &DExpr) -> String {
-        match e {
-            DExpr::Un("!", a) => format!("(!{})", self.bool(a)),
-            DExpr::Bin(op @ ("&&" | "||"), a, b) => {
-                format!("({} {op} {})", self.bool(a), self.bool(b))
-            }
-            DExpr::Bin(op @ ("==" | "!=" | "<" | "<=" | ">" | ">="), a, b) => {
-                format!("({} {op} {})", self.int(a), self.int(b))
-            }
-            _ => format!("({} != 0)", self.int(e)),
-        }
-    }
-}
 
 /// Why a declaration cannot be translated (reported at the declaration).
 #[derive(Debug, thiserror::Error)]
@@ -125,16 +64,6 @@ fn var_json(v: &DVar, consts: &Parser) -> Result<Value, Error> {
     })
 }
 
-/// An assignment of a DVE value, truncated to the target's width as
-/// DiVinE stores it.
-fn wrap(value: &str, is_int: bool) -> String {
-    if is_int {
-        format!("(({value} + 32768) % 65536 + 65536) % 65536 - 32768")
-    } else {
-        format!("({value} % 256 + 256) % 256")
-    }
-}
-
 /// Translates the parsed model (its names already checked) to weft/1, with
 /// the source map of the translation.
 pub(super) fn translate(
@@ -145,7 +74,8 @@ pub(super) fn translate(
     globals: &[DVar],
     procs: &[DProc],
     channels: &[DChannel],
-) -> Result<(Value, SourceMap), Box<Diagnostic>> {
+) -> Result<(Value, SourceMap, Vec<String>), Box<Diagnostic>> {
+    let mut warnings = Vec::new();
     let mut map = SourceMap {
         file: file.to_string(),
         text: text.to_string(),
@@ -208,6 +138,115 @@ pub(super) fn translate(
             "this channel",
         );
     }
+    // References to other processes (`P.s`, `P.v`), resolved before any
+    // process is emitted: a state of P makes P keep a location mirror, a
+    // local of P read elsewhere becomes a global. Both are functions of
+    // the state DiVinE stores, so the state space keeps its shape (same
+    // states, same edges) and every mode sees these reads as reads of
+    // globals, which is what they are: a thread reading another's state.
+    let mirror_name = |q: &DProc| format!("{}_state", ident(&q.name));
+    let promoted_name = |q: &DProc, v: &str| format!("{}_{}", ident(v), q.name);
+    let mut remotes = Remotes::new();
+    let mut mirrored: Vec<usize> = Vec::new();
+    let mut promoted: Vec<(usize, String)> = Vec::new();
+    for pr in procs {
+        let mut refs = Vec::new();
+        for t in &pr.trans {
+            t.guard.iter().for_each(|g| remote_refs(g, &mut refs));
+            if let Some((_, _, Some(a))) = &t.sync {
+                remote_refs(a, &mut refs);
+            }
+            for (l, r) in &t.effects {
+                remote_refs(l, &mut refs);
+                remote_refs(r, &mut refs);
+            }
+        }
+        for (process, member, at) in refs {
+            let key = (process.to_string(), member.to_string());
+            if remotes.contains_key(&key) {
+                continue;
+            }
+            let Some(qi) = procs.iter().position(|q| q.name == process) else {
+                return Err(err_at(
+                    at,
+                    format!("there is no process `{process}` (in `{process}.{member}`)"),
+                ));
+            };
+            let q = &procs[qi];
+            let r = if let Some(index) = q.states.iter().position(|(s, _)| s == member) {
+                if !mirrored.contains(&qi) {
+                    mirrored.push(qi);
+                }
+                Remote::State {
+                    mirror: mirror_name(q),
+                    index,
+                }
+            } else if q.locals.iter().any(|l| l.name == member) {
+                promoted.push((qi, member.to_string()));
+                Remote::Var {
+                    global: promoted_name(q, member),
+                }
+            } else {
+                return Err(err_at(
+                    at,
+                    format!("process `{process}` has no state or variable `{member}`"),
+                ));
+            };
+            remotes.insert(key, r);
+        }
+    }
+    let taken = |gjson: &Map<String, Value>, name: &str, at: usize, why: String| {
+        if gjson.contains_key(name) {
+            Err(err_at(
+                at,
+                format!("{why} needs a global `{name}`, which the model already has; rename it"),
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    for &qi in &mirrored {
+        let q = &procs[qi];
+        let name = mirror_name(q);
+        taken(
+            &gjson,
+            &name,
+            q.at,
+            format!("reading the state of process `{}`", q.name),
+        )?;
+        let init = q.states.iter().position(|(s, _)| *s == q.init).unwrap_or(0);
+        gjson.insert(
+            name.clone(),
+            json!({"type": "int", "min": 0, "max": q.states.len().saturating_sub(1), "init": init}),
+        );
+        map.add(
+            format!("globals.{name}"),
+            name_span(q.at, &q.name),
+            "this process",
+        );
+    }
+    for (qi, v) in &promoted {
+        let q = &procs[*qi];
+        let name = promoted_name(q, v);
+        let Some(l) = q.locals.iter().find(|l| l.name == *v) else {
+            continue;
+        };
+        taken(
+            &gjson,
+            &name,
+            l.at,
+            format!("reading `{}.{v}` from another process", q.name),
+        )?;
+        gjson.insert(
+            name.clone(),
+            var_json(l, p).map_err(|m| err_at(l.at, m.to_string()))?,
+        );
+        map.add(
+            format!("globals.{name}"),
+            name_span(l.at, &l.name),
+            "this variable",
+        );
+    }
     let mut threads = Vec::new();
     let global_names: std::collections::HashSet<&str> =
         globals.iter().map(|g| g.name.as_str()).collect();
@@ -227,36 +266,61 @@ pub(super) fn translate(
             );
         }
         // A local that shadows a global is renamed (weft forbids shadowing).
+        // So is a local promoted to a global (read by another process).
+        let is_promoted = |v: &str| promoted.iter().any(|(q, n)| *q == pi && n == v);
         let rename: Vec<(String, String)> = pr
             .locals
             .iter()
-            .filter(|l| global_names.contains(l.name.as_str()))
-            .map(|l| (l.name.clone(), format!("{}_{}", ident(&l.name), pr.name)))
+            .filter(|l| global_names.contains(l.name.as_str()) || is_promoted(&l.name))
+            .map(|l| (l.name.clone(), promoted_name(pr, &l.name)))
             .collect();
-        let em = Emit { rename: &rename };
-        let is_int_var = |n: &str| {
-            pr.locals
+        let arrays: Vec<&str> = pr
+            .locals
+            .iter()
+            .filter(|l| l.len.is_some())
+            .chain(
+                globals
+                    .iter()
+                    .filter(|g| g.len.is_some() && !pr.locals.iter().any(|l| l.name == g.name)),
+            )
+            .map(|v| v.name.as_str())
+            .collect();
+        for t in &pr.trans {
+            let mut named = Vec::new();
+            t.guard
                 .iter()
-                .chain(globals.iter())
-                .find(|v| v.name == n)
-                .is_some_and(|v| v.is_int)
-        };
-        let assign = |lhs: &DExpr, rhs: Option<&DExpr>, value: String| {
-            let is_int = match lhs {
-                DExpr::Var(n) | DExpr::Index(n, _) => is_int_var(n),
-                _ => false,
-            };
-            let (min, max) = if is_int { (-32768, 32767) } else { (0, 255) };
-            match rhs {
-                // A constant in range needs no truncation (readable output).
-                Some(DExpr::Num(v)) if (min..=max).contains(v) => {
-                    format!("{} := {value}", em.int(lhs))
-                }
-                _ => format!("{} := {}", em.int(lhs), wrap(&value, is_int)),
+                .for_each(|g| array_values(g, &arrays, &mut named));
+            if let Some((_, _, Some(a))) = &t.sync {
+                array_values(a, &arrays, &mut named);
             }
+            for (l, r) in &t.effects {
+                array_values(l, &arrays, &mut named);
+                array_values(r, &arrays, &mut named);
+            }
+            for n in named {
+                let w = format!(
+                    "{file}: process `{}` uses the array `{n}` as a value; it is read and written as `{n}[0]`, as DiVinE does",
+                    pr.name
+                );
+                if !warnings.contains(&w) {
+                    warnings.push(w);
+                }
+            }
+        }
+        let em = Emit {
+            rename: &rename,
+            remotes: &remotes,
+            arrays: &arrays,
         };
+        // An assignment stores its value as it is: one outside the
+        // variable's range (0..255 for `byte`, -32768..32767 for `int`) is
+        // a model error, reported with its trace, and the transition has no
+        // successor. DiVinE's interpreter refused such assignments too: the
+        // published counts of anderson.1 and anderson.3 (docs/beem.md,
+        // "Overflow") rule out wrap-around.
+        let assign = |lhs: &DExpr, value: String| format!("{} := {value}", em.int(lhs));
         let mut locals = Map::new();
-        for l in &pr.locals {
+        for l in pr.locals.iter().filter(|l| !is_promoted(&l.name)) {
             locals.insert(
                 em.name(&l.name),
                 var_json(l, p).map_err(|m| err_at(l.at, m.to_string()))?,
@@ -289,12 +353,12 @@ pub(super) fn translate(
                         if *send {
                             guards.push(format!("{len} < {n}"));
                             let v = arg.as_ref().map_or_else(|| "0".to_string(), |a| em.int(a));
-                            assigns.push(format!("{buf}[{len}] := {}", wrap(&v, c.is_int)));
+                            assigns.push(format!("{buf}[{len}] := {v}"));
                             assigns.push(format!("{len} := {len} + 1"));
                         } else {
                             guards.push(format!("{len} > 0"));
                             if let Some(target) = arg {
-                                assigns.push(assign(target, None, format!("{buf}[0]")));
+                                assigns.push(assign(target, format!("{buf}[0]")));
                             }
                             for k in 1..n {
                                 assigns.push(format!("{buf}[{}] := {buf}[{k}]", k - 1));
@@ -326,13 +390,16 @@ pub(super) fn translate(
             if !guards.is_empty() {
                 tj.insert("when".into(), json!(guards.join(" && ")));
             }
-            assigns.extend(
-                t.effects
-                    .iter()
-                    .map(|(lhs, rhs)| assign(lhs, Some(rhs), em.int(rhs))),
-            );
+            assigns.extend(t.effects.iter().map(|(lhs, rhs)| assign(lhs, em.int(rhs))));
             if let Some(span) = t.effects_at {
                 map.add(format!("{at_t}.do"), span, "these effects");
+            }
+            // The location mirror follows the move (read as `P.s` elsewhere).
+            if mirrored.contains(&pi)
+                && t.from != t.to
+                && let Some(k) = pr.states.iter().position(|(s, _)| *s == t.to)
+            {
+                assigns.push(format!("{} := {k}", mirror_name(pr)));
             }
             if !assigns.is_empty() {
                 tj.insert("do".into(), json!(assigns.join("; ")));
@@ -383,5 +450,5 @@ pub(super) fn translate(
     if !rendezvous.is_empty() {
         model["channels"] = json!(rendezvous);
     }
-    Ok((model, map))
+    Ok((model, map, warnings))
 }

@@ -5,13 +5,18 @@
 //! int; `int(b)` and `e != 0` convert between them).
 //!
 //! Semantics chosen to reproduce BEEM's published state counts: `byte` is
-//! 0..255 and `int` is -32768..32767; a value assigned outside the range
-//! wraps around (two's complement truncation, as DiVinE stores it), and an
-//! array index out of bounds is a model error. Synchronous channels become
+//! 0..255 and `int` is -32768..32767; a value assigned outside the range,
+//! an array index out of bounds and a division by zero are model errors
+//! (the transition has no successor; `model-errors` reports a trace), as in
+//! DiVinE's interpreter (anderson.1 and .3 decide it: docs/beem.md). Synchronous channels become
 //! weft rendezvous (`sync`); a buffered channel becomes a FIFO in two
 //! globals (`c_buf`, `c_len`): a send is enabled while it is not full and
 //! appends, a receive while it is not empty and takes the first value
 //! (vacated cells are reset to 0, so equal contents are equal states).
+//! A read of another process (`P.s`, `P.v`) becomes a read of a global: a
+//! location mirror `P_state` that P's transitions keep up to date, or P's
+//! local promoted to a global `v_P`; an array named as a value is its first
+//! cell (docs/beem.md says why both keep DiVinE's state space).
 //!
 //! `to_weft` runs the stages: `lex` (tokens), `parse` (to the syntax tree of
 //! `ast`), the duplicate-name checks here, and `emit` (weft/1 JSON and the
@@ -19,6 +24,7 @@
 
 mod ast;
 mod emit;
+mod emit_expr;
 mod lex;
 mod parse;
 
@@ -156,8 +162,10 @@ pub(crate) fn to_weft(
             &scope,
         )?;
     }
-    let (model, map) = emit::translate(text, file, error, &p, &globals, &procs, &channels)?;
+    let (model, map, emitted) =
+        emit::translate(text, file, error, &p, &globals, &procs, &channels)?;
     let mut warnings = p.warnings;
+    warnings.extend(emitted);
     if error.is_none() && globals.iter().any(|g| g.name == "deadlock") {
         warnings.push(format!(
             "{file}: the model has a variable named `deadlock`, which hides the built-in predicate: its deadlocks are not checked (rename the variable to check them)"

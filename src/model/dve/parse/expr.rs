@@ -190,8 +190,27 @@ impl Parser<'_> {
                     "false" => return Ok((DExpr::Num(0), 1)),
                     _ => {}
                 }
-                if self.is_sym(".") {
-                    return Err(self.unsupported("a reference to another process in an expression"));
+                if self.eat(".") {
+                    // `P.s` or `P.v[i]`: what `member` is, emit decides
+                    // (it knows the processes).
+                    let at = self.at();
+                    let member = self.ident(&format!("a state or variable of process `{name}`"))?;
+                    let (index, d) = if self.eat("[") {
+                        let (i, d) = self.nested()?;
+                        self.expect("]")?;
+                        (Some(Box::new(i)), self.deeper(d)?)
+                    } else {
+                        (None, 1)
+                    };
+                    return Ok((
+                        DExpr::Remote {
+                            process: name,
+                            member,
+                            index,
+                            at,
+                        },
+                        d,
+                    ));
                 }
                 if self.eat("[") {
                     let (i, d) = self.nested()?;
