@@ -89,6 +89,8 @@ def main():
                     help="only instances with a complete published count of at most N")
     ap.add_argument("--min-published", type=int, default=None,
                     help="only instances with a complete published count above N")
+    ap.add_argument("--incomplete-only", action="store_true",
+                    help="only the instances whose published count is incomplete")
     ap.add_argument("--incomplete-timeout", type=int, default=30,
                     help="seconds for an instance whose published count is incomplete "
                          "(it shows that the instance loads; BEEM has no count to compare)")
@@ -119,6 +121,8 @@ def main():
             states, complete, reach = pub.get(ident, (None, False, None))
             if a.max_published is not None and (states is None or not complete
                                                 or states > a.max_published):
+                continue
+            if a.incomplete_only and complete:
                 continue
             if a.min_published is not None and (states is None or not complete
                                                 or states <= a.min_published):

@@ -412,8 +412,8 @@ impl Grid {
     /// The refine preset: `standard` beside `refine` with each strategy
     /// (exceptions, control, control-monotonic), on the models of Table 1
     /// of Gupta, Popeea and Rybalchenko, every other model in `models/`
-    /// whose `expect` names refine, the BEEM mutual-exclusion instances in
-    /// `tests/data/beem/dve` (the DVE files with a state `CS`; error: two
+    /// whose `expect` names refine, the BEEM mutual-exclusion instances of
+    /// `tests/data/beem/counts.csv` (those with a state `CS`; error: two
     /// processes in it) and lock(n, m) without its exception set at
     /// `REFINE_LOCK_POINTS`. `root` holds `models/` and `tests/`.
     pub fn refine(root: &Path) -> Result<Grid, BenchError> {
@@ -456,8 +456,22 @@ impl Grid {
                 shipped.push(Source::File(path));
             }
         }
+        // The instances of tests/data/beem/counts.csv (the curated ones with
+        // their goals), not every file of the directory: it also holds the
+        // whole suite's small instances (suite.csv), most of them no mutex.
+        let curated = read(&beem.join("../counts.csv"))?;
+        let curated: Vec<&str> = curated
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.split(',').next())
+            .filter_map(|f| f.strip_prefix("dve/"))
+            .collect();
         let mut dve: Vec<Source> = Vec::new();
         for path in listed(&beem, "dve")? {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if !curated.contains(&name) {
+                continue;
+            }
             let text = read(&path)?;
             let has_cs = text
                 .split(|c: char| !(c.is_alphanumeric() || c == '_'))

@@ -120,6 +120,46 @@ fn published_state_and_transition_counts_are_reproduced() {
     );
 }
 
+/// Every BEEM instance with a complete published count of at most a million
+/// states (tests/data/beem/suite.csv, written by scripts/beem-import.py from
+/// BEEM's results.xml and stat.xml, anderson.1 left out): states, and where
+/// BEEM publishes them, edges, BFS levels and states of out-degree 0. The
+/// larger instances are run by scripts/beem-suite.py (docs/beem.md).
+#[test]
+fn published_counts_of_the_whole_suite_up_to_a_million_states() {
+    let text = std::fs::read_to_string(data().join("suite.csv")).unwrap();
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    for line in text.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let num = |i: usize| f.get(i).and_then(|s| s.parse::<u64>().ok());
+        let path = data().join(f[0]);
+        let prog = crate::model::load_any(&path, &[], None)
+            .map(crate::model::Model::into_program)
+            .unwrap_or_else(|d| panic!("{}", d.render()));
+        let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
+        let got = [
+            ("states", Some(stat(&r, "states"))),
+            ("edges", Some(stat(&r, "transitions"))),
+            ("BFS levels", Some(stat(&r, "depth") + 1)),
+            (
+                "deadlocks",
+                r.stats.get("deadlocks").and_then(|v| v.as_u64()),
+            ),
+        ];
+        for (k, (what, value)) in got.into_iter().enumerate() {
+            if let Some(want) = num(k + 1)
+                && value != Some(want)
+            {
+                wrong.push(format!("{}: {what} {value:?}, published {want}", f[0]));
+            }
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 175, "rows of suite.csv");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 #[test]
 fn published_reachability_answers_are_reproduced_with_shortest_traces() {
     for row in rows().iter().filter(|r| !r.error.is_empty()) {
@@ -244,17 +284,23 @@ fn a_buffered_channel_is_a_fifo_of_its_capacity() {
     assert!(engine::check(&prog, Mode::CartesianExc, &CheckOptions::default()).is_ok());
 }
 
-/// `weft check` on the DVE text `src` written to `path`: must exit 2; the
-/// message.
-fn refused(path: &std::path::Path, src: &str) -> String {
+/// `weft check` on the DVE text `src` written to `path`: its exit code and
+/// what it printed on stderr.
+fn check_dve(path: &std::path::Path, src: &str) -> (Option<i32>, String) {
     std::fs::write(path, src).unwrap();
     let out = Command::cargo_bin("weft")
         .unwrap()
         .args(["check", path.to_str().unwrap()])
         .output()
         .unwrap();
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}: {err}", path.display());
+    (out.status.code(), String::from_utf8(out.stderr).unwrap())
+}
+
+/// `weft check` on the DVE text `src` written to `path`: must exit 2; the
+/// message.
+fn refused(path: &std::path::Path, src: &str) -> String {
+    let (code, err) = check_dve(path, src);
+    assert_eq!(code, Some(2), "{}: {err}", path.display());
     err
 }
 
@@ -500,18 +546,10 @@ fn an_array_named_as_a_value_is_its_first_cell_with_a_warning() {
     );
     assert_eq!(n, 3);
     let dir = common::temp_dir("dve-array-value");
-    let path = dir.join("a.dve");
-    std::fs::write(
-        &path,
+    let (_, err) = check_dve(
+        &dir.join("a.dve"),
         "byte e[2]; process P { state s; init s; trans s -> s { effect e = 1; }; } system async;",
-    )
-    .unwrap();
-    let out = Command::cargo_bin("weft")
-        .unwrap()
-        .args(["check", path.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let err = String::from_utf8(out.stderr).unwrap();
+    );
     assert!(
         err.contains("uses the array `e` as a value; it is read and written as `e[0]`"),
         "{err}"
