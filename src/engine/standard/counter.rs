@@ -26,7 +26,8 @@
 //! here too: initial states as stored, the mover of a position, a
 //! predicate on an unpacked state.
 
-use super::{Search, Shared};
+use super::Search;
+use super::worker::Shared;
 use crate::engine::store::Packer;
 use crate::engine::symmetry::{Symmetry, binomial};
 use crate::engine::trace::StepIds;
@@ -326,7 +327,7 @@ impl Shared<'_, '_> {
         &self,
         ctr: &Counters,
         i: usize,
-        w: &mut super::Scratch,
+        w: &mut super::worker::Scratch,
         b: &mut super::Batch,
     ) -> bool {
         let g = w.state[0];
@@ -358,7 +359,7 @@ impl Shared<'_, '_> {
         i: usize,
         pos: usize,
         succs: &Succs,
-        w: &mut super::Scratch,
+        w: &mut super::worker::Scratch,
         b: &mut super::Batch,
     ) {
         if succs.error.is_some() {

@@ -1,11 +1,12 @@
 //! `standard`: exact reachability over all interleavings (the papers' rules
 //! BASIC INIT and BASIC STEP), by breadth-first search so that the first
-//! error found has a shortest trace. The visited set keeps each state once;
-//! a parent link per state rebuilds the trace (as TLC and stateright do).
+//! error found has a shortest trace. The visited set keeps each state once,
+//! with its BFS depth as a tag and no parent link: the trace is rebuilt
+//! backwards level by level (`rebuild.rs`, as stateright rebuilds paths).
 //!
 //! The search is level-synchronous and runs on `--jobs` worker threads
-//! (rayon): the states of one BFS level are expanded in parallel into the
-//! sharded visited set (`store.rs`). Workers only read the explorer: a
+//! (rayon): the states of one BFS level are expanded in parallel
+//! (`worker.rs`) into the sharded visited set (`store/`). Workers only read the explorer: a
 //! successor that is not memoised yet is deferred, computed by the
 //! coordinating thread (which interns new stores), and then expanded in
 //! parallel too. Properties are checked on every state of a level; of the
@@ -22,12 +23,13 @@
 mod counter;
 mod found;
 mod rebuild;
+mod worker;
 
 use super::CheckError;
 use super::result::{Limit, Outcome, RunReport, Stats, Suggestion};
 use super::store::{self, Level, StateStore};
 use super::symmetry::Symmetry;
-use super::{Budget, CheckOptions, MODEL_ERRORS, Mode, POLL_EVERY, next, selected_properties};
+use super::{Budget, CheckOptions, MODEL_ERRORS, Mode, next, selected_properties};
 #[cfg(test)]
 use crate::program::Val;
 use crate::program::{Explorer, Program, Succs};
@@ -37,11 +39,11 @@ pub(crate) use counter::Repr;
 #[cfg(test)]
 pub(crate) use counter::{DOMAIN_CUT_FOR_TESTS, FORCE_FOR_TESTS};
 use found::{At, Batch, Candidate, Finding, Found};
-use rayon::prelude::*;
 use serde_json::Value;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
+use worker::{Scratch, Shared};
 
 /// States of a level handed to the workers between two budget checks.
 const CHUNK: usize = 1 << 16;
@@ -79,197 +81,6 @@ struct Search<'p> {
     /// Set when a budget ran out (seen by a worker or the coordinator):
     /// every worker stops at its next poll.
     stop: AtomicBool,
-}
-
-/// A worker's scratch buffers and property tables, kept from state to
-/// state and level to level.
-struct Scratch {
-    state: Vec<u32>,
-    next: Vec<u32>,
-    packed: Vec<u64>,
-    /// Successors waiting to be inserted.
-    batch: store::Batch,
-    checkers: Vec<ConcreteChecker>,
-    /// The `deadlock` predicate, when deadlocks are counted.
-    deadlock: Option<ConcreteChecker>,
-    /// States handled since this worker last polled the budget.
-    since_poll: u32,
-}
-
-/// What every worker reads during a level.
-struct Shared<'a, 'p> {
-    exp: &'a Explorer<'p>,
-    sym: Option<&'a Symmetry>,
-    ctr: Option<&'a Counters>,
-    escaped: &'a AtomicBool,
-    visited: &'a StateStore,
-    level: &'a Level,
-    props: &'a [usize],
-    /// Properties already violated in an earlier level.
-    done: &'a [bool],
-    /// `--continue`: check the violated properties too, to count.
-    keep_going: bool,
-    /// One scratch per worker thread.
-    scratch: &'a [Mutex<Scratch>],
-    budget: &'a Budget,
-    stop: &'a AtomicBool,
-}
-
-impl Shared<'_, '_> {
-    /// Counts one state handled by worker `w`; every `POLL_EVERY` states,
-    /// polls the budget. True when the search must stop (a budget ran out
-    /// here or elsewhere, or the visited set refused a state).
-    fn must_stop(&self, w: &mut Scratch) -> bool {
-        w.since_poll += 1;
-        if w.since_poll < POLL_EVERY {
-            return false;
-        }
-        w.since_poll = 0;
-        if self.stop.load(Ordering::Relaxed) {
-            return true;
-        }
-        let v = self.visited;
-        let out = v.is_full() || self.budget.exceeded_now(v.len(), v.capacity()).is_some();
-        if out {
-            self.stop.store(true, Ordering::Relaxed);
-        }
-        out
-    }
-
-    /// Expands state `i` of the level by every thread whose successors are
-    /// memoised and checks the properties on it.
-    fn expand(&self, i: usize, w: &mut Scratch, b: &mut Batch) {
-        self.visited
-            .packer
-            .unpack(self.level.packed(i), &mut w.state);
-        let quiet = match self.ctr {
-            Some(ctr) => self.expand_counted(ctr, i, w, b),
-            None => self.expand_threads(i, w, b),
-        };
-        let prog = self.exp.prog;
-        for (k, &p) in self.props.iter().enumerate() {
-            let prop = &prog.properties[p];
-            // A deadlock needs a state where no thread moves on its own.
-            if (self.done[k] && !self.keep_going) || (prop.only_in_deadlocks && !quiet) {
-                continue;
-            }
-            match self.check(&mut w.checkers[k], &prop.error, &w.state) {
-                Ok(true) => {
-                    b.errors[k] += 1;
-                    b.note_violation(k, Some(i as u32), self.level);
-                }
-                Ok(false) => {}
-                Err(_) => self.note(b, i, Finding::PropertyError(k as u32)),
-            }
-        }
-        if quiet
-            && let Some(d) = &mut w.deadlock
-            && let Ok(true) = self.check(d, &prog.deadlock, &w.state)
-        {
-            b.deadlocks += 1;
-        }
-    }
-
-    /// Inserts the successors of state `i` (unpacked in `w.state`) by every
-    /// thread whose successors are memoised and defers the others. True
-    /// when no thread can move on its own (a rendezvous may still happen)
-    /// and no step fails.
-    fn expand_threads(&self, i: usize, w: &mut Scratch, b: &mut Batch) -> bool {
-        let (g, locals) = (w.state[0], &w.state[1..]);
-        let mut quiet = true;
-        for t in 0..locals.len() {
-            if self.sym.is_some_and(|s| s.repeats(&w.state, t)) {
-                continue;
-            }
-            let (class, l) = (self.exp.memo_class(t), w.state[1 + t]);
-            let succs = self.exp.memoised(class, g, l);
-            match succs {
-                Some(succs) => {
-                    quiet &= succs.steps.is_empty() && succs.error.is_none();
-                    self.emit(i, t, succs, w, b);
-                }
-                None => {
-                    quiet &= !self.exp.may_move(t, g, w.state[1 + t]);
-                    b.deferred.push((i as u32, t as u32));
-                }
-            }
-        }
-        quiet
-    }
-
-    /// Runs `f` on every index of `0..count` on the workers, each part of
-    /// the range with its worker's scratch; merges what they report.
-    fn run_parts(&self, count: usize, f: impl Fn(usize, &mut Scratch, &mut Batch) + Sync) -> Batch {
-        let props = self.props.len();
-        let parts = (count / 1024).clamp(1, 16 * self.scratch.len());
-        let part = |p: usize| {
-            let mut b = Batch::new(props);
-            // A part runs to completion on one thread without waiting
-            // on others, so its worker's scratch is free.
-            let me = rayon::current_thread_index().unwrap_or(0) % self.scratch.len();
-            let mut w = self.scratch[me].lock().unwrap_or_else(|e| e.into_inner());
-            if self.stop.load(Ordering::Relaxed) {
-                return b;
-            }
-            for i in count * p / parts..count * (p + 1) / parts {
-                if self.must_stop(&mut w) {
-                    break;
-                }
-                f(i, &mut w, &mut b);
-            }
-            self.visited.flush(&mut w.batch);
-            b
-        };
-        // One part runs here: handing it to rayon would wake a worker and
-        // wait for it (tens of µs, per level: most of lock(n, 1)'s time,
-        // whose 3n levels hold one state each).
-        if parts == 1 {
-            return part(0);
-        }
-        (0..parts)
-            .into_par_iter()
-            .map(part)
-            .reduce(|| Batch::new(props), |a, b| a.merge(b, self.level))
-    }
-
-    /// Inserts the successors of state i (unpacked in `w.state`) by thread
-    /// t: each is the packed state with two fields rewritten (the global
-    /// store and the thread's local store), or, under symmetry, the state
-    /// canonicalised and packed again.
-    fn emit(&self, i: usize, t: usize, succs: &Succs, w: &mut Scratch, b: &mut Batch) {
-        if let Some(ctr) = self.ctr {
-            // `t` is a position of the counter state.
-            return self.emit_counted(ctr, i, t, succs, w, b);
-        }
-        if succs.error.is_some() {
-            self.note(b, i, Finding::Stuck(t as u32));
-        }
-        let packer = &self.visited.packer;
-        for step in &succs.steps {
-            b.transitions += 1;
-            if let Some(sym) = self.sym {
-                w.next.clone_from(&w.state);
-                w.next[0] = step.g;
-                w.next[1 + t] = step.l;
-                sym.reposition(&mut w.next, t);
-                packer.pack(&w.next, &mut w.packed);
-            } else {
-                w.packed.clear();
-                w.packed.extend_from_slice(self.level.packed(i));
-                packer.put(&mut w.packed, 0, step.g);
-                packer.put(&mut w.packed, 1 + t, step.l);
-            }
-            self.visited.push(&mut w.batch, &w.packed);
-        }
-    }
-
-    fn note(&self, b: &mut Batch, i: usize, finding: Finding) {
-        let c = Candidate {
-            index: i as u32,
-            finding,
-        };
-        b.note_error(Some(c), self.level);
-    }
 }
 
 impl<'p> Search<'p> {
