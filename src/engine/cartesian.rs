@@ -65,6 +65,27 @@ fn count_post(posts: &mut u64, cap: u64, stopped: &mut Option<String>) -> bool {
 
 const OUTSIDE_RANGES: &str = "internal error: a step of the abstraction left the value ranges weft inferred; please report this model";
 
+/// Thread `t`'s successors at (g, l), for both paths (per thread and per
+/// class): the first model error met is kept, and a successor outside the
+/// inferred ranges stops the fixpoint (`None`, with `stopped` set).
+fn checked_successors(
+    exp: &mut Explorer,
+    universe: usize,
+    model_error: &mut Option<(usize, u32, u32, String)>,
+    stopped: &mut Option<String>,
+    (t, g, l): (usize, u32, u32),
+) -> Option<std::sync::Arc<crate::program::Succs>> {
+    let succs = exp.successors(t, g, l);
+    if let (Some((_, msg)), None) = (&succs.error, &*model_error) {
+        *model_error = Some((t, g, l, msg.clone()));
+    }
+    if succs.steps.iter().any(|s| s.l as usize >= universe) {
+        *stopped = Some(OUTSIDE_RANGES.into());
+        return None;
+    }
+    Some(succs)
+}
+
 /// A product as values: (global store, per-thread sets of local stores).
 #[cfg(test)]
 pub(crate) type ProductValues = (Vec<Val>, Vec<Vec<Vec<Val>>>);
@@ -337,14 +358,15 @@ impl<'p> Cartesian<'p> {
                 }
             }
             for l in base[i].iter().filter(|&l| !done.base[i].contains(l)) {
-                let succs = self.exp.successors(i, g, l);
-                if let (Some((_, msg)), None) = (&succs.error, &self.model_error) {
-                    self.model_error = Some((i, g, l, msg.clone()));
-                }
-                if succs.steps.iter().any(|s| s.l as usize >= self.universe[i]) {
-                    self.stopped = Some(OUTSIDE_RANGES.into());
+                let Some(succs) = checked_successors(
+                    &mut self.exp,
+                    self.universe[i],
+                    &mut self.model_error,
+                    &mut self.stopped,
+                    (i, g, l),
+                ) else {
                     return;
-                }
+                };
                 for s in &succs.steps {
                     let mv = Move {
                         g,
@@ -397,14 +419,15 @@ impl<'p> Cartesian<'p> {
         for i in 0..n {
             let mut seen: FxHashSet<(u32, u32)> = FxHashSet::default();
             for l in base[i].iter() {
-                let succs = self.exp.successors(i, g, l);
-                if let (Some((_, msg)), None) = (&succs.error, &self.model_error) {
-                    self.model_error = Some((i, g, l, msg.clone()));
-                }
-                if succs.steps.iter().any(|s| s.l as usize >= self.universe[i]) {
-                    self.stopped = Some(OUTSIDE_RANGES.into());
+                let Some(succs) = checked_successors(
+                    &mut self.exp,
+                    self.universe[i],
+                    &mut self.model_error,
+                    &mut self.stopped,
+                    (i, g, l),
+                ) else {
                     return;
-                }
+                };
                 for s in &succs.steps {
                     if !seen.insert((s.g, s.l)) {
                         continue;

@@ -13,7 +13,7 @@
 //! grows with the number of threads but the property decision.
 
 use super::classes::{Classes, OrbitSet};
-use super::{Cartesian, FULL, MAX_GLOBALS, OUTSIDE_RANGES, count_post, enumerate};
+use super::{Cartesian, FULL, MAX_GLOBALS, checked_successors, count_post, enumerate};
 use crate::engine::error::CheckError;
 use crate::engine::exceptions::BitSet;
 use crate::engine::exceptions::orbits::{self, Orbit};
@@ -268,14 +268,15 @@ impl<'p> Symmetric<'p> {
             }
             let t = self.classes.rep(k);
             for l in base[k].iter().filter(|&l| !done.base[k].contains(l)) {
-                let succs = self.exp.successors(t, g, l);
-                if let (Some((_, msg)), None) = (&succs.error, &self.model_error) {
-                    self.model_error = Some((t, g, l, msg.clone()));
-                }
-                if succs.steps.iter().any(|s| s.l as usize >= self.universe[t]) {
-                    self.stopped = Some(OUTSIDE_RANGES.into());
+                let Some(succs) = checked_successors(
+                    &mut self.exp,
+                    self.universe[t],
+                    &mut self.model_error,
+                    &mut self.stopped,
+                    (t, g, l),
+                ) else {
                     return;
-                }
+                };
                 for s in &succs.steps {
                     if self.exceptions.by_global.contains_key(&s.g) {
                         if !done.excepted[k].insert((s.g, s.l)) {
@@ -330,14 +331,15 @@ impl<'p> Symmetric<'p> {
             let t = self.classes.rep(k);
             for (a, (set, _)) in groups.iter().enumerate() {
                 for l in set.iter() {
-                    let succs = self.exp.successors(t, g, l);
-                    if let (Some((_, msg)), None) = (&succs.error, &self.model_error) {
-                        self.model_error = Some((t, g, l, msg.clone()));
-                    }
-                    if succs.steps.iter().any(|s| s.l as usize >= self.universe[t]) {
-                        self.stopped = Some(OUTSIDE_RANGES.into());
+                    let Some(succs) = checked_successors(
+                        &mut self.exp,
+                        self.universe[t],
+                        &mut self.model_error,
+                        &mut self.stopped,
+                        (t, g, l),
+                    ) else {
                         return;
-                    }
+                    };
                     for s in &succs.steps {
                         if !seen.insert((k, a, s.g, s.l)) {
                             continue;
