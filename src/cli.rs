@@ -225,6 +225,11 @@ pub struct CheckArgs {
     /// Symmetry reduction of interchangeable threads (standard only).
     #[arg(long)]
     pub symmetry: bool,
+    /// Partial-order reduction (standard only): expand each state by a
+    /// persistent set of threads, with a cycle proviso. Verdicts are
+    /// unchanged; traces are real but no longer necessarily shortest.
+    #[arg(long, conflicts_with = "symmetry")]
+    pub por: bool,
     /// Internal: with --symmetry, keep the sorted representation rather
     /// than counters (for comparisons).
     #[arg(long, hide = true, requires = "symmetry")]

@@ -169,6 +169,7 @@ fn run(cli: Cli, started: std::time::Instant) -> Result<u8, Failure> {
                 started: Some(started),
                 show_invariant: args.show == Some(Show::Invariant),
                 symmetry: args.symmetry,
+                por: args.por,
                 jobs: args.jobs.map(usize::from),
                 refinement,
                 max_depth: args

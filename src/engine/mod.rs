@@ -7,6 +7,7 @@ mod concrete;
 pub(crate) mod error;
 pub(crate) mod exceptions;
 pub(crate) mod next;
+pub(crate) mod por;
 pub(crate) mod progress;
 pub(crate) mod refine;
 mod rendezvous;
@@ -55,6 +56,10 @@ pub struct CheckOptions {
     pub show_invariant: bool,
     /// `--symmetry`: reduce interchangeable threads (standard only).
     pub symmetry: bool,
+    /// `--por`: partial-order reduction (standard only): persistent sets
+    /// with a cycle proviso; verdicts are unchanged, traces are real but
+    /// not necessarily shortest.
+    pub por: bool,
     /// `--jobs`: worker threads of `standard`; `None` (or 0) is one per
     /// core, and more than 1024 are taken as 1024.
     pub jobs: Option<usize>,
@@ -391,6 +396,17 @@ pub(crate) fn check(
             "--symmetry applies to mode standard only; {} is already polynomial in the number of threads",
             mode.name()
         )));
+    }
+    if opts.por && mode != Mode::Standard {
+        return Err(CheckError::Unsupported(format!(
+            "--por applies to mode standard only; {} does not enumerate interleavings",
+            mode.name()
+        )));
+    }
+    if opts.por && opts.symmetry {
+        return Err(CheckError::Unsupported(
+            "--por and --symmetry cannot be combined yet: use one of them".into(),
+        ));
     }
     if opts.keep_going && mode != Mode::Standard {
         return Err(CheckError::Unsupported(format!(

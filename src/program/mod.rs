@@ -2,6 +2,7 @@
 //! transitions, thread instances, properties and exception entries. Built by
 //! `model::load`; read (never modified) by every engine.
 
+pub(crate) mod access;
 pub(crate) mod cexpr;
 pub(crate) mod dense_memo;
 pub(crate) mod explore;

@@ -261,7 +261,7 @@ fn every_mode_is_sound_on_the_deadlock_models() {
 /// A generated model with `check-deadlock`, a random `final` per template
 /// (or none: the default), and a property that never holds so the search
 /// sees every state.
-fn with_deadlocks(mut m: Value, finals: &[Option<u8>]) -> Value {
+pub(super) fn with_deadlocks(mut m: Value, finals: &[Option<u8>]) -> Value {
     m["check-deadlock"] = json!(true);
     m["properties"] = json!([{"name": "never", "error": "false"}]);
     for (i, t) in m["threads"].as_array_mut().unwrap().iter_mut().enumerate() {

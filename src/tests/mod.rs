@@ -16,6 +16,7 @@ mod derivations;
 mod differential;
 mod incremental;
 mod keep_going;
+mod por;
 mod promela;
 mod ranges;
 mod refine;

@@ -23,9 +23,11 @@
 mod counter;
 mod found;
 mod rebuild;
+mod reduce;
 mod worker;
 
 use super::CheckError;
+use super::por::Reducer;
 use super::result::{Limit, Outcome, RunReport, Stats, Suggestion};
 use super::store::{self, Level, StateStore};
 use super::symmetry::Symmetry;
@@ -39,6 +41,7 @@ pub(crate) use counter::Repr;
 #[cfg(test)]
 pub(crate) use counter::{DOMAIN_CUT_FOR_TESTS, FORCE_FOR_TESTS};
 use found::{At, Batch, Candidate, Finding, Found};
+use reduce::Decisions;
 use serde_json::Value;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -81,6 +84,10 @@ struct Search<'p> {
     /// Set when a budget ran out (seen by a worker or the coordinator):
     /// every worker stops at its next poll.
     stop: AtomicBool,
+    /// `--por`: the persistent sets (`reduce.rs`, `engine/por.rs`).
+    reducer: Option<Reducer>,
+    /// `--por`: states expanded by fewer threads than could move.
+    reduced_states: u64,
 }
 
 impl<'p> Search<'p> {
@@ -146,6 +153,8 @@ impl<'p> Search<'p> {
             max_depth: None,
             keep_going: false,
             stop: AtomicBool::new(false),
+            reducer: None,
+            reduced_states: 0,
         };
         let mut packed = Vec::new();
         for st in s.initial_stored() {
@@ -184,6 +193,7 @@ impl<'p> Search<'p> {
         done: &[bool],
         mut b: Batch,
         budget: &Budget,
+        decisions: Option<&Decisions>,
     ) -> Batch {
         let prog = self.exp.prog;
         let deferred = std::mem::take(&mut b.deferred);
@@ -199,7 +209,7 @@ impl<'p> Search<'p> {
             let (thread, l) = self.mover(&state, t as usize);
             succs.push(self.exp.successors(thread, state[0], l));
         }
-        if !prog.channels.is_empty() && !self.rendezvous(level, &mut b, budget) {
+        if !prog.channels.is_empty() && !self.rendezvous(level, &mut b, budget, decisions) {
             return b;
         }
         let shared = Shared {
@@ -215,6 +225,7 @@ impl<'p> Search<'p> {
             scratch: &self.scratch,
             budget,
             stop: &self.stop,
+            decisions,
         };
         let more = self.on_workers(deferred.len(), || {
             shared.run_parts(deferred.len(), |k, w, b| {
@@ -259,7 +270,13 @@ impl<'p> Search<'p> {
 
     /// Rendezvous: two threads move together (DVE's `sync c!`/`c?`).
     /// False when a budget stopped it.
-    fn rendezvous(&mut self, level: &Level, b: &mut Batch, budget: &Budget) -> bool {
+    fn rendezvous(
+        &mut self,
+        level: &Level,
+        b: &mut Batch,
+        budget: &Budget,
+        decisions: Option<&Decisions>,
+    ) -> bool {
         let mut state = Vec::new();
         let mut next = Vec::new();
         let mut packed = Vec::new();
@@ -277,6 +294,11 @@ impl<'p> Search<'p> {
                 b.note_error(Some(c), level);
             }
             for st in steps {
+                if decisions
+                    .is_some_and(|d| !(d.expands(i, st.sender) && d.expands(i, st.receiver)))
+                {
+                    continue;
+                }
                 b.transitions += 1;
                 next.clone_from(&state);
                 next[0] = st.g;
@@ -361,6 +383,24 @@ impl<'p> Search<'p> {
         let mut before = self.visited.len() - level.len();
         while !level.is_empty() {
             f.depth = depth;
+            // The proviso reads the store before the next level enters it.
+            let decisions = match self.reducer.take() {
+                Some(r) => {
+                    let d = self.decide(&r, &level, budget);
+                    self.reducer = Some(r);
+                    match d {
+                        Some(d) => Some(d),
+                        None => {
+                            f.budget_hit = self.stop_reason(budget);
+                            break;
+                        }
+                    }
+                }
+                None => None,
+            };
+            if let Some(d) = &decisions {
+                self.reduced_states += d.reduced;
+            }
             self.visited.set_depth(depth + 1);
             self.exp.refresh_dense();
             let mut batch = Batch::new(props.len());
@@ -382,6 +422,7 @@ impl<'p> Search<'p> {
                     scratch: &self.scratch,
                     budget,
                     stop: &self.stop,
+                    decisions: decisions.as_ref(),
                 };
                 let part = self.expand_parallel(&shared, start..end);
                 batch = batch.merge(part, &level);
@@ -396,7 +437,8 @@ impl<'p> Search<'p> {
                 }
             }
             if why.is_none() {
-                batch = self.expand_deferred(&level, props, &done, batch, budget);
+                batch =
+                    self.expand_deferred(&level, props, &done, batch, budget, decisions.as_ref());
                 // Stopped before the level was done (a state may be left).
                 if self.stop.load(Ordering::Relaxed) || self.visited.is_full() {
                     why = self.stop_reason(budget);
@@ -531,6 +573,9 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
         let mut s = Search::new(prog, sym.clone(), repr, &props, opts.jobs, opts.max_states)?;
         s.max_depth = opts.max_depth;
         s.keep_going = opts.keep_going;
+        if opts.por {
+            s.reducer = Some(Reducer::new(prog, &props));
+        }
         let budget = Budget::new(opts);
         let f = s.bfs(&props, &budget);
         Ok((s, f, budget))
@@ -567,6 +612,9 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
                     };
                     let mut reason =
                         format!("{what} is reachable in {} steps", trace.steps.len());
+                    if opts.por {
+                        reason += " (--por: a real trace, not necessarily a shortest one)";
+                    }
                     if opts.keep_going {
                         let among = match (&f.budget_hit, f.cut) {
                             (None, None) => format!("all {explored} reachable states"),
@@ -589,6 +637,12 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
                     property,
                     format!("no error within depth {depth} ({explored} states explored)"),
                     deeper(),
+                ),
+                (None, None) if opts.por => Outcome::safe(
+                    property,
+                    format!(
+                        "no error state among the {explored} states of the reduced state space (--por preserves every reachable error state and deadlock)"
+                    ),
                 ),
                 (None, None) => Outcome::safe(
                     property,
@@ -637,6 +691,9 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
         stats.push("deadlocks", d);
     }
     stats.push("depth", depth as u64);
+    if opts.por {
+        stats.push("por_reduced_states", s.reduced_states);
+    }
     stats.push("jobs", s.pool.current_num_threads() as u64);
     stats.push("packed_state_bytes", s.visited.packed_bytes() as u64);
     stats.push(

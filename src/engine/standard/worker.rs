@@ -9,6 +9,7 @@ use super::super::symmetry::Symmetry;
 use super::super::{Budget, POLL_EVERY};
 use super::counter::Counters;
 use super::found::{Batch, Candidate, Finding};
+use super::reduce::Decisions;
 use crate::program::{Explorer, Succs};
 use crate::property::ConcreteChecker;
 use rayon::prelude::*;
@@ -47,6 +48,8 @@ pub(super) struct Shared<'a, 'p> {
     pub(super) scratch: &'a [Mutex<Scratch>],
     pub(super) budget: &'a Budget,
     pub(super) stop: &'a AtomicBool,
+    /// `--por`: the threads each state of the level is expanded by.
+    pub(super) decisions: Option<&'a Decisions>,
 }
 
 impl Shared<'_, '_> {
@@ -117,6 +120,14 @@ impl Shared<'_, '_> {
             }
             let (class, l) = (self.exp.memo_class(t), w.state[1 + t]);
             let succs = self.exp.memoised(class, g, l);
+            if self.decisions.is_some_and(|d| !d.expands(i, t)) {
+                // Left out by the persistent set: it still counts for quiet.
+                quiet &= match succs {
+                    Some(s) => s.steps.is_empty() && s.error.is_none(),
+                    None => !self.exp.may_move(t, g, l),
+                };
+                continue;
+            }
             match succs {
                 Some(succs) => {
                     quiet &= succs.steps.is_empty() && succs.error.is_none();

@@ -1,0 +1,356 @@
+//! Partial-order reduction: persistent sets of threads, computed as strong
+//! stubborn sets (Valmari; Godefroid's persistent sets, the selective search
+//! of seed 001, Cimatti, Narasamdya and Roveri, §4) from the static
+//! dependence relation of `program/access.rs`.
+//!
+//! A set S of threads is closed when, for every thread T in S and every
+//! transition t leaving T's current location:
+//!
+//! * t enabled: every thread U whose future (the transitions reachable from
+//!   U's location) writes a global t reads, or touches a global t writes,
+//!   is in S (t commutes with everything outside S, which cannot disable it);
+//! * t disabled: every thread whose future writes a global t's guard reads
+//!   is in S (a necessary enabling set: nothing outside S can enable t);
+//! * t a rendezvous: every thread with the channel in its future is in S.
+//!
+//! Transitions of T at other locations need T to move first, and T is in
+//! S; locals belong to their thread. So the enabled transitions of S form a
+//! persistent set: every path from the state that avoids S commutes with
+//! S's transitions and cannot enable a transition of S. Such a set preserves
+//! every reachable deadlock and, with the cycle proviso of the search
+//! (`standard/reduce.rs`), the firing of every transition: assertion and
+//! run-time errors included.
+//!
+//! Properties: a set may be used instead of the full expansion only if none
+//! of its enabled transitions is *visible*, that is, can change an atom of a
+//! checked property (a global it reads, a thread-local slot it reads, or a
+//! location test `@L`); this is the ample-set condition C2 (Clarke, Grumberg
+//! and Peled, ch. 10), which with C3 (the proviso) preserves the reachability
+//! of every error state. The `deadlock` predicate needs no visibility: every
+//! deadlock of the full graph is a deadlock of the reduced one.
+//!
+//! Among the closed sets grown from each thread with a move, the one with
+//! the fewest successors is taken; when it holds every thread that can move,
+//! the state is fully expanded.
+
+use crate::program::access::{Accesses, Slots, expr_reads};
+use crate::program::ops::{BinOp, UnOp};
+use crate::program::{CExpr, Ctx, Program, Succs, Val};
+use rustc_hash::FxHashMap;
+
+/// What the checked properties read: their atoms.
+#[derive(Default)]
+struct Atoms {
+    globals: Slots,
+    /// Per thread: the local slots read (slot 0 is the pc).
+    locals: FxHashMap<u32, Slots>,
+    /// Per thread: the location sets tested (`@L`, `p[1]@L`).
+    masks: FxHashMap<u32, Vec<Box<[bool]>>>,
+    /// A property reads something no slot names: every transition is visible.
+    everything: bool,
+}
+
+impl Atoms {
+    fn of(prog: &Program, props: &[usize]) -> Atoms {
+        let mut a = Atoms::default();
+        for &p in props {
+            let prop = &prog.properties[p];
+            // Deadlocks are preserved without visibility.
+            if !prop.only_in_deadlocks {
+                a.collect(prog, &prop.error, None);
+            }
+        }
+        a
+    }
+
+    /// Collects the atoms of `e`, evaluated with `current` the thread a
+    /// `count` body is evaluated for.
+    fn collect(&mut self, prog: &Program, e: &CExpr, current: Option<u32>) {
+        match e {
+            CExpr::Const(_) | CExpr::Tid | CExpr::Term(_) => {}
+            CExpr::Global(_) | CExpr::GlobalCell(..) => {
+                let mut whole = false;
+                expr_reads(e, &mut self.globals, &mut whole);
+                self.everything |= whole;
+            }
+            CExpr::Local(s) => match current {
+                Some(t) => self.locals.entry(t).or_default().insert(*s),
+                None => self.everything = true,
+            },
+            CExpr::LocalCell(base, len, _, i) => {
+                match current {
+                    Some(t) => self.locals.entry(t).or_default().insert_range(*base, *len),
+                    None => self.everything = true,
+                }
+                self.collect(prog, i, current);
+            }
+            CExpr::At(masks) => match current {
+                Some(t) => {
+                    let tpl = prog.threads[t as usize].template as usize;
+                    self.masks.entry(t).or_default().push(masks[tpl].clone());
+                }
+                None => self.everything = true,
+            },
+            CExpr::Un(_, a) => self.collect(prog, a, current),
+            CExpr::Bin(_, a, b) => {
+                self.collect(prog, a, current);
+                self.collect(prog, b, current);
+            }
+            CExpr::InstLocal(t, s) => self.locals.entry(*t).or_default().insert(*s),
+            CExpr::InstLocalCell(t, base, len, _, i) => {
+                self.locals.entry(*t).or_default().insert_range(*base, *len);
+                self.collect(prog, i, current);
+            }
+            CExpr::InstAt(t, mask) => self.masks.entry(*t).or_default().push(mask.clone()),
+            CExpr::Count(threads, body) => {
+                for &t in threads.iter() {
+                    self.collect(prog, body, Some(t));
+                }
+            }
+        }
+    }
+}
+
+/// The static part of the reduction: dependence and visibility.
+pub(crate) struct Reducer {
+    acc: Accesses,
+    /// `visible[template][transition]` for threads whose locals no property
+    /// reads.
+    visible: Vec<Vec<bool>>,
+    /// The same for the threads whose locals or locations a property reads.
+    visible_of: FxHashMap<u32, Vec<bool>>,
+}
+
+/// A thread of the state being reduced: its stores and successors.
+pub(crate) struct ThreadAt<'a> {
+    pub(crate) pc: u16,
+    pub(crate) succs: &'a Succs,
+    pub(crate) g: &'a [Val],
+    pub(crate) l: &'a [Val],
+}
+
+impl Reducer {
+    pub(crate) fn new(prog: &Program, props: &[usize]) -> Reducer {
+        let acc = Accesses::new(prog);
+        let atoms = Atoms::of(prog, props);
+        let visible: Vec<Vec<bool>> = acc
+            .transitions
+            .iter()
+            .map(|trs| {
+                trs.iter()
+                    .map(|a| {
+                        atoms.everything || a.whole_state || a.writes.intersects(&atoms.globals)
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut visible_of = FxHashMap::default();
+        let watched = atoms.locals.keys().chain(atoms.masks.keys());
+        for &t in watched {
+            if visible_of.contains_key(&t) {
+                continue;
+            }
+            let tpl_id = prog.threads[t as usize].template as usize;
+            let tpl = &prog.templates[tpl_id];
+            let slots = atoms.locals.get(&t);
+            let masks = atoms.masks.get(&t).map(Vec::as_slice).unwrap_or(&[]);
+            let row = tpl
+                .transitions
+                .iter()
+                .zip(&acc.transitions[tpl_id])
+                .zip(&visible[tpl_id])
+                .map(|((tr, a), &global)| {
+                    global
+                        || slots.is_some_and(|s| a.local_writes.intersects(s))
+                        || masks.iter().any(|m| {
+                            tr.from
+                                .iter()
+                                .any(|&f| m.get(f as usize) != m.get(tr.to as usize))
+                        })
+                })
+                .collect();
+            visible_of.insert(t, row);
+        }
+        Reducer {
+            acc,
+            visible,
+            visible_of,
+        }
+    }
+
+    fn is_visible(&self, prog: &Program, thread: usize, trans: u32) -> bool {
+        match self.visible_of.get(&(thread as u32)) {
+            Some(row) => row[trans as usize],
+            None => self.visible[prog.threads[thread].template as usize][trans as usize],
+        }
+    }
+
+    /// The threads to expand at a state, or `None` for all of them: the
+    /// closed set with the fewest successors whose enabled transitions are
+    /// all invisible, when it leaves out a thread that could move.
+    pub(crate) fn choose(&self, prog: &Program, threads: &[ThreadAt]) -> Option<Vec<bool>> {
+        let groups = Groups::of(prog, threads);
+        let moves = |t: usize| {
+            let s = threads[t].succs;
+            s.steps.len() + s.error.is_some() as usize
+        };
+        let movers = (0..threads.len()).filter(|&t| moves(t) > 0).count();
+        let mut best: Option<(usize, Vec<bool>)> = None;
+        for seed in (0..threads.len()).filter(|&t| moves(t) > 0) {
+            let Some(set) = self.closure(prog, threads, &groups, seed) else {
+                continue;
+            };
+            let cost: usize = (0..threads.len()).filter(|&t| set[t]).map(moves).sum();
+            let in_set = (0..threads.len())
+                .filter(|&t| set[t] && moves(t) > 0)
+                .count();
+            if in_set == movers {
+                continue;
+            }
+            if best.as_ref().is_none_or(|(c, _)| cost < *c) {
+                let single = in_set == 1;
+                best = Some((cost, set));
+                if single {
+                    break;
+                }
+            }
+        }
+        best.map(|(_, set)| set)
+    }
+
+    /// The least closed set holding `seed`, or `None` when it holds an
+    /// enabled visible transition.
+    fn closure(
+        &self,
+        prog: &Program,
+        threads: &[ThreadAt],
+        groups: &Groups,
+        seed: usize,
+    ) -> Option<Vec<bool>> {
+        let mut set = vec![false; threads.len()];
+        let mut added = vec![false; groups.members.len()];
+        let mut work = vec![seed];
+        set[seed] = true;
+        let ctx = |t: usize| Ctx {
+            g: threads[t].g,
+            tid: prog.threads[t].tid,
+            template: prog.threads[t].template as usize,
+            l: threads[t].l,
+            state: None,
+            terms: &[],
+        };
+        while let Some(t) = work.pop() {
+            let tpl_id = prog.threads[t].template as usize;
+            let tpl = &prog.templates[tpl_id];
+            let here = threads[t].succs;
+            for &ti in &tpl.outgoing[threads[t].pc as usize] {
+                let a = &self.acc.transitions[tpl_id][ti as usize];
+                // A disabled transition's necessary enabling set: the
+                // writers of the globals its guard is false by.
+                let mut enabling: Option<Slots> = None;
+                // Only a thread's first failing transition is recorded: with
+                // a failure, every transition here counts as enabled.
+                let enabled = here.error.is_some() || here.steps.iter().any(|s| s.trans == ti);
+                if (enabled || a.channel.is_some()) && self.is_visible(prog, t, ti) {
+                    return None;
+                }
+                for (k, &(g_tpl, g_pc)) in groups.keys.iter().enumerate() {
+                    if added[k] {
+                        continue;
+                    }
+                    let f = &self.acc.future[g_tpl as usize][g_pc as usize];
+                    let conflict = a.whole_state
+                        || f.whole_state
+                        || a.channel.is_some_and(|c| f.channels.contains(c))
+                        || if enabled || a.channel.is_some() {
+                            a.writes.intersects(&f.reads)
+                                || a.writes.intersects(&f.writes)
+                                || a.reads.intersects(&f.writes)
+                        } else {
+                            enabling
+                                .get_or_insert_with(|| {
+                                    let guard = tpl.transitions[ti as usize].guard.as_ref();
+                                    guard.map(|e| falsified_by(e, &ctx(t))).unwrap_or_default()
+                                })
+                                .intersects(&f.writes)
+                        };
+                    if conflict {
+                        added[k] = true;
+                        for &u in &groups.members[k] {
+                            if !set[u as usize] {
+                                set[u as usize] = true;
+                                work.push(u as usize);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Some(set)
+    }
+}
+
+/// The threads of a state grouped by (template, location): threads of one
+/// group have the same future, so a conflict is decided once per group.
+struct Groups {
+    keys: Vec<(u32, u16)>,
+    members: Vec<Vec<u32>>,
+}
+
+impl Groups {
+    fn of(prog: &Program, threads: &[ThreadAt]) -> Groups {
+        let mut index: FxHashMap<(u32, u16), usize> = FxHashMap::default();
+        let mut g = Groups {
+            keys: Vec::new(),
+            members: Vec::new(),
+        };
+        for (t, th) in threads.iter().enumerate() {
+            let key = (prog.threads[t].template, th.pc);
+            let k = *index.entry(key).or_insert_with(|| {
+                g.keys.push(key);
+                g.members.push(Vec::new());
+                g.keys.len() - 1
+            });
+            g.members[k].push(t as u32);
+        }
+        g
+    }
+}
+
+/// The globals a false guard is false by: changing none of them keeps it
+/// false. A false conjunction needs one false conjunct changed (the first
+/// is taken), a false disjunction every disjunct; negation swaps the two.
+/// Anything else (a comparison, a failing evaluation) counts every global
+/// it reads.
+fn falsified_by(e: &CExpr, ctx: &Ctx) -> Slots {
+    let mut out = Slots::default();
+    reasons(e, ctx, false, &mut out);
+    out
+}
+
+/// Adds the globals that keep `e` at its value, `value` (true or false).
+fn reasons(e: &CExpr, ctx: &Ctx, value: bool, out: &mut Slots) {
+    let holds = |x: &CExpr| x.eval(ctx).map(|v| v != 0).ok();
+    match e {
+        CExpr::Un(UnOp::Not, a) => reasons(a, ctx, !value, out),
+        // `a && b` false, or `a || b` true: one operand decides it.
+        CExpr::Bin(op @ (BinOp::And | BinOp::Or), a, b) if (*op == BinOp::Or) == value => {
+            match (holds(a), holds(b)) {
+                (Some(x), _) if x == value => reasons(a, ctx, value, out),
+                (_, Some(y)) if y == value => reasons(b, ctx, value, out),
+                _ => all_reads(e, out),
+            }
+        }
+        // `a && b` true, or `a || b` false: both operands do.
+        CExpr::Bin(BinOp::And | BinOp::Or, a, b) => {
+            reasons(a, ctx, value, out);
+            reasons(b, ctx, value, out);
+        }
+        _ => all_reads(e, out),
+    }
+}
+
+fn all_reads(e: &CExpr, out: &mut Slots) {
+    let mut whole = false;
+    expr_reads(e, out, &mut whole);
+}

@@ -1,0 +1,222 @@
+//! What each transition reads and writes of the global store, and what a
+//! thread may still touch from each of its locations: the static dependence
+//! relation behind partial-order reduction (`engine/por.rs`). Two
+//! transitions of different threads are dependent when one writes a global
+//! slot the other reads or writes, or both take part in rendezvous on one
+//! channel; locals belong to their thread and make no dependence.
+//!
+//! An array cell indexed by an expression counts as the whole array (the
+//! index is not known statically). A transition whose expressions read
+//! another thread's store (`count`, instance references: properties only,
+//! today) is marked `whole_state` and depends on every thread.
+
+use super::{Action, CExpr, Program, SyncOp, Target, Template};
+
+/// A set of global slots (or of channels): a plain bitset.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Slots(Vec<u64>);
+
+impl Slots {
+    pub(crate) fn insert(&mut self, i: u32) {
+        let w = i as usize / 64;
+        if w >= self.0.len() {
+            self.0.resize(w + 1, 0);
+        }
+        self.0[w] |= 1 << (i % 64);
+    }
+    pub(crate) fn insert_range(&mut self, first: u32, len: u32) {
+        for i in first..first + len {
+            self.insert(i);
+        }
+    }
+    pub(crate) fn contains(&self, i: u32) -> bool {
+        self.0
+            .get(i as usize / 64)
+            .is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+    pub(crate) fn union_with(&mut self, other: &Slots) {
+        if other.0.len() > self.0.len() {
+            self.0.resize(other.0.len(), 0);
+        }
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            *a |= b;
+        }
+    }
+    pub(crate) fn intersects(&self, other: &Slots) -> bool {
+        self.0.iter().zip(&other.0).any(|(a, b)| a & b != 0)
+    }
+}
+
+/// What one transition touches.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Access {
+    /// Global slots its guard reads: what can enable or disable it.
+    pub(crate) guard_reads: Slots,
+    /// Global slots it reads anywhere (guard, right-hand sides, indices,
+    /// the value sent).
+    pub(crate) reads: Slots,
+    /// Global slots it may write.
+    pub(crate) writes: Slots,
+    /// Local slots it may write (slot 0, the pc, when it changes location).
+    pub(crate) local_writes: Slots,
+    /// The channel of its rendezvous, if it is one side of one.
+    pub(crate) channel: Option<u32>,
+    /// It reads other threads' stores: dependent on everything.
+    pub(crate) whole_state: bool,
+}
+
+/// Global slots (and other threads' stores) an expression reads.
+pub(crate) fn expr_reads(e: &CExpr, into: &mut Slots, whole_state: &mut bool) {
+    e.visit(&mut |x| match x {
+        CExpr::Global(s) => into.insert(*s),
+        CExpr::GlobalCell(base, len, ..) => into.insert_range(*base, *len),
+        CExpr::InstLocal(..) | CExpr::InstLocalCell(..) | CExpr::InstAt(..) | CExpr::Count(..) => {
+            *whole_state = true
+        }
+        _ => {}
+    });
+}
+
+fn action_access(a: &Action, acc: &mut Access) {
+    let mut whole = acc.whole_state;
+    match &a.target {
+        Target::Global(s) => acc.writes.insert(*s),
+        Target::Local(s) => acc.local_writes.insert(*s),
+        Target::GlobalCell(base, len, i) => {
+            acc.writes.insert_range(*base, *len);
+            expr_reads(i, &mut acc.reads, &mut whole);
+        }
+        Target::LocalCell(base, len, i) => {
+            acc.local_writes.insert_range(*base, *len);
+            expr_reads(i, &mut acc.reads, &mut whole);
+        }
+    }
+    if let Some(rhs) = &a.rhs {
+        expr_reads(rhs, &mut acc.reads, &mut whole);
+    }
+    acc.whole_state = whole;
+}
+
+/// The access of every transition of a template, by transition index.
+fn template_access(tpl: &Template) -> Vec<Access> {
+    tpl.transitions
+        .iter()
+        .map(|tr| {
+            let mut acc = Access::default();
+            let mut whole = false;
+            if let Some(g) = &tr.guard {
+                expr_reads(g, &mut acc.guard_reads, &mut whole);
+            }
+            acc.reads.union_with(&acc.guard_reads);
+            acc.whole_state = whole;
+            for a in &tr.actions {
+                action_access(a, &mut acc);
+            }
+            match &tr.sync {
+                Some(SyncOp::Send { channel, value }) => {
+                    acc.channel = Some(*channel);
+                    if let Some(v) = value {
+                        let mut whole = acc.whole_state;
+                        expr_reads(v, &mut acc.reads, &mut whole);
+                        acc.whole_state = whole;
+                    }
+                }
+                Some(SyncOp::Recv { channel, target }) => {
+                    acc.channel = Some(*channel);
+                    if let Some(t) = target {
+                        action_access(t, &mut acc);
+                    }
+                }
+                None => {}
+            }
+            if tr.from.iter().any(|&f| f != tr.to) {
+                acc.local_writes.insert(0);
+            }
+            acc
+        })
+        .collect()
+}
+
+/// What a thread at a location may still do, over every path of its
+/// control graph from there (the location's own transitions included).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Future {
+    pub(crate) reads: Slots,
+    pub(crate) writes: Slots,
+    pub(crate) channels: Slots,
+    pub(crate) whole_state: bool,
+}
+
+/// The static access tables of a program, per template.
+#[derive(Clone, Debug)]
+pub(crate) struct Accesses {
+    /// `transitions[template][transition]`.
+    pub(crate) transitions: Vec<Vec<Access>>,
+    /// `future[template][location]`.
+    pub(crate) future: Vec<Vec<Future>>,
+}
+
+impl Accesses {
+    pub(crate) fn new(prog: &Program) -> Accesses {
+        let transitions: Vec<Vec<Access>> = prog.templates.iter().map(template_access).collect();
+        let future = prog
+            .templates
+            .iter()
+            .zip(&transitions)
+            .map(|(tpl, acc)| futures(tpl, acc))
+            .collect();
+        Accesses {
+            transitions,
+            future,
+        }
+    }
+}
+
+/// `Future` of every location: the union over the transitions reachable in
+/// the template's control graph.
+fn futures(tpl: &Template, acc: &[Access]) -> Vec<Future> {
+    let n = tpl.locations.len();
+    (0..n)
+        .map(|start| {
+            let mut seen = vec![false; n];
+            let mut stack = vec![start];
+            seen[start] = true;
+            let mut f = Future::default();
+            while let Some(loc) = stack.pop() {
+                for &ti in &tpl.outgoing[loc] {
+                    let a = &acc[ti as usize];
+                    f.reads.union_with(&a.reads);
+                    f.writes.union_with(&a.writes);
+                    if let Some(c) = a.channel {
+                        f.channels.insert(c);
+                    }
+                    f.whole_state |= a.whole_state;
+                    let to = tpl.transitions[ti as usize].to as usize;
+                    if !seen[to] {
+                        seen[to] = true;
+                        stack.push(to);
+                    }
+                }
+            }
+            f
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_intersect_only_on_a_common_member() {
+        let mut a = Slots::default();
+        let mut b = Slots::default();
+        a.insert(3);
+        b.insert(130);
+        assert!(!a.intersects(&b) && !b.intersects(&a));
+        b.insert(3);
+        assert!(a.intersects(&b) && b.intersects(&a));
+        a.insert_range(60, 10);
+        assert!(a.contains(69) && !a.contains(70));
+    }
+}

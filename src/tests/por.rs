@@ -1,0 +1,232 @@
+//! `--por` (engine/por.rs, standard/reduce.rs) never changes a verdict:
+//! on generated models, with and without rendezvous, for error properties
+//! and deadlocks, against the unreduced search; on every shipped model; and
+//! the traces it reports replay. BEEM's published answers under `--por`
+//! are checked in `beem.rs`.
+
+use super::common;
+use super::deadlock::with_deadlocks;
+use super::differential;
+use crate::engine::{self, CheckOptions, Mode, Verdict};
+use crate::program::Program;
+use proptest::prelude::*;
+use serde_json::Value;
+
+fn por(jobs: usize) -> CheckOptions {
+    CheckOptions {
+        por: true,
+        jobs: Some(jobs),
+        ..CheckOptions::default()
+    }
+}
+
+/// Checks `prog` with and without `--por`: the same verdict for every
+/// property, at most as many states, the same count for one and two jobs,
+/// and every reduced trace replays to an error state. Returns the state
+/// counts (full, reduced).
+fn agree(prog: &Program) -> Result<(u64, u64), TestCaseError> {
+    let full = engine::check(prog, Mode::Standard, &CheckOptions::default()).unwrap();
+    let reduced = engine::check(prog, Mode::Standard, &por(2)).unwrap();
+    let one_job = engine::check(prog, Mode::Standard, &por(1)).unwrap();
+    for (a, b) in full.outcomes.iter().zip(&reduced.outcomes) {
+        prop_assert_eq!(&a.property, &b.property);
+        prop_assert_eq!(a.verdict, b.verdict, "{}: {}", a.property, b.reason);
+    }
+    let (f, r) = (full.stats.count("states"), reduced.stats.count("states"));
+    prop_assert_eq!(r, one_job.stats.count("states"), "jobs change the count");
+    if full.outcomes.iter().all(|o| o.verdict == Verdict::Safe) {
+        prop_assert!(r <= f, "{:?} reduced states, {:?} full", r, f);
+    }
+    for line in reduced.to_json_lines().lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        if v["verdict"] == "unsafe" && v.get("property").is_some() {
+            common::replay_line(prog, &v, &prog.name);
+        }
+    }
+    Ok((f.unwrap_or(0), r.unwrap_or(0)))
+}
+
+const GUARDS: &[&str] = &[
+    "true",
+    "k == 0",
+    "k == 1",
+    "j != k",
+    "j == 0",
+    "g0 == 0",
+    "g1 != 0",
+    "g2 == 1",
+    "g0 == 1 && k == 0",
+    "g1 == 0 || g2 == 0",
+    "!(g0 == 0 && j == 0)",
+];
+/// Half of them on locals only.
+const UPDATES: &[&str] = &[
+    "k := 1 - k",
+    "j := k",
+    "j := 1 - j",
+    "k := any",
+    "g0 := 1",
+    "g0 := 0",
+    "g1 := (g1 + 1) % 3",
+    "g2 := k",
+    "mine := 1",
+    "mine := 1 - mine",
+];
+const ERRORS: &[&str] = &[
+    "g0 == 1 && g1 == 2",
+    "g2 == 1 && g1 == 1",
+    "exists(*: @L3) && g0 == 1",
+    "g1 == 2 && g2 == 2",
+    "h0 == 1 && h1 == 0",
+    "h1 == 1 && h0 == 0 && g0 == 0",
+    "false",
+];
+
+/// Models where much is independent: one template per thread, most steps
+/// on a local or on a global few threads touch, properties on globals
+/// mostly (so few transitions are visible), and in one of four cases
+/// deadlocks only (`false` as the error, `check-deadlock`).
+fn independent_model() -> impl Strategy<Value = Value> {
+    // Control flows forward (L0 to L4) in three models of four: no cycle
+    // brings a thread back, so nothing but the persistent sets themselves
+    // keeps a step from being ignored.
+    let transition = (0..4usize, 0..5usize, 0..GUARDS.len(), proptest::collection::vec(0..UPDATES.len(), 0..3), 0..4u8)
+        .prop_map(|(f, t, g, us, loops)| {
+            let updates: Vec<&str> = us.iter().map(|&u| UPDATES[u]).collect();
+            // `to` before `f`: a loop (models with cycles).
+            let t = if loops == 0 { t } else { f + 1 + t % (4 - f) };
+            serde_json::json!({"from": format!("L{f}"), "to": format!("L{t}"), "when": GUARDS[g], "do": updates.join("; ")})
+        });
+    let template = proptest::collection::vec(transition, 2..9);
+    (proptest::collection::vec(template, 2..=4), 0..ERRORS.len(), 0..3i64).prop_map(|(ts, e, g0)| {
+        // `mine` is the thread's own global `h<i>`: written by it alone.
+        let ts: Vec<Value> = ts.into_iter().enumerate().map(|(i, ts)| {
+            serde_json::from_str(&serde_json::to_string(&ts).unwrap().replace("mine", &format!("h{i}"))).unwrap()
+        }).collect();
+        let threads: Vec<Value> = ts.into_iter().enumerate().map(|(i, ts)| serde_json::json!({
+            "name": format!("t{i}"), "start": "L0", "locations": ["L0", "L1", "L2", "L3", "L4"],
+            "locals": {"k": {"type": "int", "min": 0, "max": 1, "init": 0}, "j": {"type": "int", "min": 0, "max": 1, "init": 0}},
+            "transitions": ts,
+        })).collect();
+        serde_json::json!({
+            "name": "independent",
+            "globals": {
+                "g0": {"type": "int", "min": 0, "max": 2, "init": g0},
+                "g1": {"type": "int", "min": 0, "max": 2, "init": 0},
+                "g2": {"type": "int", "min": 0, "max": 2, "init": 0},
+                "h0": {"type": "int", "min": 0, "max": 1, "init": 0},
+                "h1": {"type": "int", "min": 0, "max": 1, "init": 0},
+                "h2": {"type": "int", "min": 0, "max": 1, "init": 0},
+                "h3": {"type": "int", "min": 0, "max": 1, "init": 0},
+            },
+            "threads": threads,
+            "check-deadlock": ERRORS[e] == "false",
+            "properties": [{"name": "bad", "error": ERRORS[e]}],
+        })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// Models built to have independent steps, so that the reduction
+    /// bites.
+    #[test]
+    fn por_keeps_every_verdict_of_models_with_independent_steps(m in independent_model()) {
+        agree(&common::load_value(&m))?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Error properties over locations, locals and globals, with and
+    /// without rendezvous.
+    #[test]
+    fn por_keeps_every_verdict_of_generated_models(m in differential::model()) {
+        agree(&common::load_value(&m))?;
+    }
+
+    /// Deadlocks (with random `final` locations), the whole state space
+    /// searched.
+    #[test]
+    fn por_keeps_every_deadlock_of_generated_models(
+        m in differential::model(),
+        finals in proptest::collection::vec(proptest::option::of(0u8..8), 4),
+    ) {
+        agree(&common::load_value(&with_deadlocks(m, &finals)))?;
+    }
+}
+
+#[test]
+fn por_keeps_every_verdict_of_the_shipped_models() {
+    let mut reduced = 0;
+    for entry in std::fs::read_dir(common::models_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("json") {
+            continue;
+        }
+        let prog = crate::model::load_any(&path, &[], None)
+            .map(crate::model::Model::into_program)
+            .unwrap_or_else(|d| panic!("{}", d.render()));
+        let (f, r) = agree(&prog).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        reduced += (r < f) as usize;
+    }
+    // The reduction does something on this collection.
+    assert!(reduced >= 10, "only {reduced} models reduced");
+}
+
+#[test]
+fn two_locks_taken_in_opposite_orders_deadlock_with_and_without_por() {
+    for (name, deadlock) in [
+        ("bug-deadlock-two-locks.json", Verdict::Unsafe),
+        ("two-locks-ordered.json", Verdict::Safe),
+    ] {
+        let prog = common::load(name);
+        for opts in [CheckOptions::default(), por(2)] {
+            let r = engine::check(&prog, Mode::Standard, &opts).unwrap();
+            assert_eq!(r.outcome("deadlock").unwrap().verdict, deadlock, "{name}");
+        }
+    }
+}
+
+/// Two threads, each writing a global of its own once, so that either
+/// order reaches the same state: the smallest persistent set at the start
+/// is one thread. Visibility: an error that needs t1 to go first is only
+/// found if `--por` sees that t1's step changes an atom of the property.
+/// Ignoring: t0 can also toggle a local for ever; the proviso must stop it
+/// from being the only thread explored.
+#[test]
+fn visible_steps_are_never_postponed_and_no_thread_is_ignored_in_a_cycle() {
+    let model = |error: &str, t0_cycles: bool| {
+        let mut t0 = vec![serde_json::json!({"from": "a", "to": "b", "do": "h0 := true"})];
+        if t0_cycles {
+            t0 = vec![serde_json::json!({"from": "a", "to": "a", "do": "k := 1 - k"})];
+        }
+        serde_json::json!({
+            "name": "two-writers",
+            "globals": {"h0": {"type": "bool", "init": false}, "h1": {"type": "bool", "init": false}},
+            "threads": [
+                {"name": "t0", "start": "a", "locals": {"k": {"type": "int", "min": 0, "max": 1, "init": 0}}, "transitions": t0},
+                {"name": "t1", "start": "a", "transitions": [{"from": "a", "to": "b", "do": "h1 := true"}]},
+            ],
+            "properties": [{"name": "bad", "error": error}],
+        })
+    };
+    for (error, cycles) in [("h1 && !h0", false), ("h0 && !h1", false), ("h1", true)] {
+        let prog = common::load_value(&model(error, cycles));
+        for opts in [CheckOptions::default(), por(1)] {
+            let r = engine::check(&prog, Mode::Standard, &opts).unwrap();
+            assert_eq!(
+                r.outcome("bad").unwrap().verdict,
+                Verdict::Unsafe,
+                "{error} {}",
+                opts.por
+            );
+        }
+    }
+    // And the reduction does reduce here: t1 alone first, then t0.
+    let prog = common::load_value(&model("false", false));
+    let r = engine::check(&prog, Mode::Standard, &por(1)).unwrap();
+    assert_eq!(r.stats.count("states"), Some(3));
+}
