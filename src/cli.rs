@@ -355,6 +355,21 @@ pub enum GenFamily {
     },
     /// Peterson's algorithm with the paper's exception set (models/peterson.json).
     Peterson,
+    /// ESST's token ring (cooperative): a master and N transmitters.
+    TokenRing {
+        /// Number of transmitters N (at least 1).
+        #[arg(long, value_parser = at_least_one)]
+        threads: u32,
+        /// The last transmitter forgets to add one (unsafe).
+        #[arg(long)]
+        bug: bool,
+    },
+    /// ESST's producer and consumer over a FIFO (cooperative).
+    PcSfifo {
+        /// 1: a FIFO of one place; 2: of two.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=2))]
+        variant: u32,
+    },
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,6 +4,9 @@
 
 use serde_json::{Value, json};
 
+mod esst;
+pub use esst::{pc_sfifo, token_ring};
+
 /// The lock schema of the precise thread-modular paper (Sections 5 and 6,
 /// Fig. 3 reconstructed from the text): `n` identical threads, each with `m`
 /// critical sections in sequence guarded by one lock `lck`, and the

@@ -224,6 +224,8 @@ fn run(cli: Cli, started: std::time::Instant) -> Result<u8, Failure> {
                 GenFamily::Simple { threads } => weft::families::simple(threads, false),
                 GenFamily::SimpleBool { threads } => weft::families::simple(threads, true),
                 GenFamily::Peterson => weft::families::peterson(),
+                GenFamily::TokenRing { threads, bug } => weft::families::token_ring(threads, bug),
+                GenFamily::PcSfifo { variant } => weft::families::pc_sfifo(variant),
             };
             println!(
                 "{}",

@@ -33,9 +33,9 @@
 //! the fewest successors is taken; when it holds every thread that can move,
 //! the state is fully expanded.
 
-use crate::program::access::{Accesses, Slots, expr_reads};
+use crate::program::access::{Accesses, Future, Slots, expr_reads};
 use crate::program::ops::{BinOp, UnOp};
-use crate::program::{CExpr, Ctx, Program, Succs, Val};
+use crate::program::{CExpr, Ctx, Program, Release, Scheduler, Succs, Val};
 use rustc_hash::FxHashMap;
 
 /// What the checked properties read: their atoms.
@@ -144,6 +144,18 @@ impl Reducer {
                     .collect()
             })
             .collect();
+        // A step is visible if any transition of its macro-step is.
+        let block_visible = |row: Vec<bool>, tpl: usize| -> Vec<bool> {
+            acc.blocks[tpl]
+                .iter()
+                .map(|block| block.iter().any(|&t| row[t as usize]))
+                .collect()
+        };
+        let visible: Vec<Vec<bool>> = visible
+            .into_iter()
+            .enumerate()
+            .map(|(tpl, row)| block_visible(row, tpl))
+            .collect();
         let mut visible_of = FxHashMap::default();
         let watched = atoms.locals.keys().chain(atoms.masks.keys());
         for &t in watched {
@@ -169,7 +181,7 @@ impl Reducer {
                         })
                 })
                 .collect();
-            visible_of.insert(t, row);
+            visible_of.insert(t, block_visible(row, tpl_id));
         }
         Reducer {
             acc,
@@ -239,7 +251,16 @@ impl Reducer {
             state: None,
             terms: &[],
         };
+        // Cooperative: what each thread outside the set can still do
+        // without it (recomputed as the set grows).
+        let mut coop: Option<(usize, Vec<Future>)> = None;
         while let Some(t) = work.pop() {
+            if let Some(s) = &prog.scheduler {
+                let size = set.iter().filter(|x| **x).count();
+                if coop.as_ref().is_none_or(|(n, _)| *n != size) {
+                    coop = Some((size, self.futures_without(prog, s, threads, &set)));
+                }
+            }
             let tpl_id = prog.threads[t].template as usize;
             let tpl = &prog.templates[tpl_id];
             let here = threads[t].succs;
@@ -258,7 +279,10 @@ impl Reducer {
                     if added[k] {
                         continue;
                     }
-                    let f = &self.acc.future[g_tpl as usize][g_pc as usize];
+                    let f = match &coop {
+                        Some((_, fs)) => &fs[groups.members[k][0] as usize],
+                        None => &self.acc.future[g_tpl as usize][g_pc as usize],
+                    };
                     let conflict = a.whole_state
                         || f.whole_state
                         || a.channel.is_some_and(|c| f.channels.contains(c))
@@ -270,7 +294,10 @@ impl Reducer {
                             enabling
                                 .get_or_insert_with(|| {
                                     let guard = tpl.transitions[ti as usize].guard.as_ref();
-                                    guard.map(|e| falsified_by(e, &ctx(t))).unwrap_or_default()
+                                    let mut by =
+                                        guard.map(|e| falsified_by(e, &ctx(t))).unwrap_or_default();
+                                    by.union_with(&a.implicit_guard);
+                                    by
                                 })
                                 .intersects(&f.writes)
                         };
@@ -290,6 +317,68 @@ impl Reducer {
     }
 }
 
+impl Reducer {
+    /// Cooperative models: what each thread outside `set` may do on a run
+    /// that avoids `set`'s threads. A thread past a `wait e` goes on only if
+    /// a thread outside the set may notify e on such a run, a thread waiting
+    /// now likewise: the least fixpoint over the notified events (seed
+    /// 001's dependence, §4, made relative to the set). Threads in the set
+    /// get nothing.
+    fn futures_without(
+        &self,
+        prog: &Program,
+        s: &Scheduler,
+        threads: &[ThreadAt],
+        set: &[bool],
+    ) -> Vec<Future> {
+        let mut notified: Vec<u32> = Vec::new();
+        loop {
+            let mut now: Vec<u32> = Vec::new();
+            let futures: Vec<Future> = (0..threads.len())
+                .map(|u| {
+                    let mut f = Future::default();
+                    let waits = threads[u].g[s.waiting as usize + u] as u32;
+                    if set[u] || (waits != 0 && !notified.contains(&waits)) {
+                        return f;
+                    }
+                    let tpl_id = prog.threads[u].template as usize;
+                    let tpl = &prog.templates[tpl_id];
+                    let mut seen = vec![false; tpl.locations.len()];
+                    let mut stack = vec![threads[u].pc as usize];
+                    seen[threads[u].pc as usize] = true;
+                    while let Some(loc) = stack.pop() {
+                        for &ti in &tpl.outgoing[loc] {
+                            let tr = &tpl.transitions[ti as usize];
+                            let a = &self.acc.single[tpl_id][ti as usize];
+                            f.reads.union_with(&a.reads);
+                            f.writes.union_with(&a.writes);
+                            f.whole_state |= a.whole_state;
+                            now.extend(tr.coop.notify.iter().copied());
+                            let goes_on = match tr.coop.release {
+                                Some(Release::Wait(e)) => notified.contains(&e),
+                                _ => true,
+                            };
+                            if goes_on && !seen[tr.to as usize] {
+                                seen[tr.to as usize] = true;
+                                stack.push(tr.to as usize);
+                            }
+                        }
+                    }
+                    f
+                })
+                .collect();
+            now.sort_unstable();
+            now.dedup();
+            if now.iter().all(|e| notified.contains(e)) {
+                return futures;
+            }
+            notified.extend(now);
+            notified.sort_unstable();
+            notified.dedup();
+        }
+    }
+}
+
 /// The threads of a state grouped by (template, location): threads of one
 /// group have the same future, so a conflict is decided once per group.
 struct Groups {
@@ -298,7 +387,17 @@ struct Groups {
 }
 
 impl Groups {
+    /// In a cooperative model each thread is a group of its own: its future
+    /// depends on the events it waits for.
     fn of(prog: &Program, threads: &[ThreadAt]) -> Groups {
+        if prog.scheduler.is_some() {
+            return Groups {
+                keys: (0..threads.len())
+                    .map(|t| (prog.threads[t].template, threads[t].pc))
+                    .collect(),
+                members: (0..threads.len() as u32).map(|t| vec![t]).collect(),
+            };
+        }
         let mut index: FxHashMap<(u32, u16), usize> = FxHashMap::default();
         let mut g = Groups {
             keys: Vec::new(),

@@ -70,6 +70,10 @@ pub(crate) struct Names {
     pub(crate) params: Vec<(String, i64)>,
     /// Synchronous channels (rendezvous), by name.
     pub(crate) channels: Vec<String>,
+    /// Events of a cooperative model, by name (ids are 1-based).
+    pub(crate) events: Vec<String>,
+    /// `"scheduling": "cooperative"`.
+    pub(crate) cooperative: bool,
     pub(crate) globals: Layout,
     pub(crate) templates: Vec<TplNames>,
     /// `templates` by name.

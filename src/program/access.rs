@@ -63,6 +63,9 @@ pub(crate) struct Access {
     pub(crate) channel: Option<u32>,
     /// It reads other threads' stores: dependent on everything.
     pub(crate) whole_state: bool,
+    /// Globals its enabledness reads besides its guard: in a cooperative
+    /// model, its thread's `waiting` cell.
+    pub(crate) implicit_guard: Slots,
 }
 
 /// Global slots (and other threads' stores) an expression reads.
@@ -150,15 +153,52 @@ pub(crate) struct Future {
 /// The static access tables of a program, per template.
 #[derive(Clone, Debug)]
 pub(crate) struct Accesses {
-    /// `transitions[template][transition]`.
+    /// `transitions[template][transition]`: in a cooperative model, of the
+    /// whole macro-step the transition starts.
     pub(crate) transitions: Vec<Vec<Access>>,
     /// `future[template][location]`.
     pub(crate) future: Vec<Vec<Future>>,
+    /// `blocks[template][transition]`: the transitions a step starting with
+    /// it may fire (itself alone, but in a cooperative model).
+    pub(crate) blocks: Vec<Vec<Vec<u32>>>,
+    /// `single[template][transition]`: of the transition alone (in a
+    /// cooperative model, the scheduler's accesses included).
+    pub(crate) single: Vec<Vec<Access>>,
 }
 
 impl Accesses {
     pub(crate) fn new(prog: &Program) -> Accesses {
-        let transitions: Vec<Vec<Access>> = prog.templates.iter().map(template_access).collect();
+        let mut transitions: Vec<Vec<Access>> =
+            prog.templates.iter().map(template_access).collect();
+        let blocks: Vec<Vec<Vec<u32>>> = prog
+            .templates
+            .iter()
+            .map(|tpl| {
+                (0..tpl.transitions.len() as u32)
+                    .map(|t| match prog.scheduler {
+                        Some(_) => super::cooperative::block(tpl, t),
+                        None => vec![t],
+                    })
+                    .collect()
+            })
+            .collect();
+        if let Some(s) = &prog.scheduler {
+            super::cooperative::add_scheduler_access(prog, s, &mut transitions);
+        }
+        let single = transitions.clone();
+        if prog.scheduler.is_some() {
+            for (tpl, acc) in transitions.iter_mut().enumerate() {
+                for (a, block) in acc.iter_mut().zip(&blocks[tpl]) {
+                    for &t in block {
+                        let b = &single[tpl][t as usize];
+                        a.reads.union_with(&b.reads);
+                        a.writes.union_with(&b.writes);
+                        a.local_writes.union_with(&b.local_writes);
+                        a.whole_state |= b.whole_state;
+                    }
+                }
+            }
+        }
         let future = prog
             .templates
             .iter()
@@ -168,6 +208,8 @@ impl Accesses {
         Accesses {
             transitions,
             future,
+            blocks,
+            single,
         }
     }
 }

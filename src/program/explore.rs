@@ -90,7 +90,8 @@ impl<'p> Explorer<'p> {
         let mut class_template = Vec::new();
         for th in &prog.threads {
             let t = th.template as usize;
-            let shared = !uses_tid(&prog.templates[t]);
+            // A cooperative thread's steps read its own scheduler slot.
+            let shared = !uses_tid(&prog.templates[t]) && prog.scheduler.is_none();
             let class = match template_class[t] {
                 Some(c) if shared => c,
                 _ => {
@@ -260,6 +261,12 @@ impl<'p> Explorer<'p> {
     /// says whether `successors` would be non-empty or an error.
     pub(crate) fn may_move(&self, thread: usize, g: u32, l: u32) -> bool {
         let prog = self.prog;
+        // A cooperative thread waiting for an event does not move.
+        if let Some(s) = &prog.scheduler
+            && self.globals.get(g)[s.waiting as usize + thread] != 0
+        {
+            return false;
+        }
         let th = &prog.threads[thread];
         let tpl = &prog.templates[th.template as usize];
         let ls = self.local(thread, l);
@@ -282,65 +289,89 @@ impl<'p> Explorer<'p> {
     }
 
     fn compute(&mut self, thread: usize, g: u32, l: u32) -> Succs {
+        if self.prog.scheduler.is_some() {
+            return self.compute_macro(thread, g, l);
+        }
         let prog = self.prog;
-        let th = &prog.threads[thread];
-        let tpl = &prog.templates[th.template as usize];
         let gs: Vec<Val> = self.globals.get(g).to_vec();
-        let ls: Vec<Val> = self.locals[th.template as usize].get(l).to_vec();
-        let mut out = Succs::default();
-        let mut results: Vec<(Vec<Val>, Vec<Val>)> = Vec::new();
-        for &ti in &tpl.outgoing[ls[0] as usize] {
-            let tr = &tpl.transitions[ti as usize];
-            if tr.sync.is_some() {
-                continue; // fires only in a rendezvous (`sync_steps`)
-            }
-            let ctx = Ctx {
-                g: &gs,
-                tid: th.tid,
-                template: th.template as usize,
-                l: &ls,
-                state: None,
-                terms: &[],
-            };
-            let enabled = match &tr.guard {
-                None => Ok(true),
-                Some(e) => e.eval(&ctx).map(|v| v != 0),
-            };
-            let fired = enabled.and_then(|on| {
-                results.clear();
-                if on {
-                    let mut g2 = gs.clone();
-                    let mut l2 = ls.clone();
-                    execute(
-                        &tr.actions,
-                        th.tid,
-                        th.template as usize,
-                        &mut g2,
-                        &mut l2,
-                        &mut results,
-                    )?;
-                }
-                Ok(())
+        let ls: Vec<Val> = self.local(thread, l).to_vec();
+        let mut fired = Vec::new();
+        let error = fire_all(prog, thread, &gs, &ls, &mut fired);
+        let mut out = Succs {
+            steps: Vec::with_capacity(fired.len()),
+            error,
+        };
+        for (g2, l2, trans) in fired {
+            out.steps.push(Step {
+                g: self.globals.intern(&g2),
+                l: self.locals[prog.threads[thread].template as usize].intern(&l2),
+                trans,
             });
-            if let Err(EvalError(msg)) = fired {
-                if out.error.is_none() {
-                    out.error = Some((ti, format!("{}: {msg}", tr.path)));
-                }
-                continue;
-            }
-            for (g2, mut l2) in results.drain(..) {
-                l2[0] = tr.to as Val;
-                let g2 = self.globals.intern(&g2);
-                let l2 = self.locals[th.template as usize].intern(&l2);
-                out.steps.push(Step {
-                    g: g2,
-                    l: l2,
-                    trans: ti,
-                });
-            }
         }
         out
     }
+}
+
+/// Fires every enabled transition of `thread` (but rendezvous) from the
+/// stores `gs`, `ls`: the resulting stores, with the transition, pushed to
+/// `out` (one per value of an `any`); returns the first run-time model
+/// error met (that transition then has no successor).
+pub(crate) fn fire_all(
+    prog: &Program,
+    thread: usize,
+    gs: &[Val],
+    ls: &[Val],
+    out: &mut Vec<(Vec<Val>, Vec<Val>, u32)>,
+) -> Option<(u32, String)> {
+    let th = &prog.threads[thread];
+    let tpl = &prog.templates[th.template as usize];
+    let mut error = None;
+    let mut results: Vec<(Vec<Val>, Vec<Val>)> = Vec::new();
+    for &ti in &tpl.outgoing[ls[0] as usize] {
+        let tr = &tpl.transitions[ti as usize];
+        if tr.sync.is_some() {
+            continue; // fires only in a rendezvous (`sync_steps`)
+        }
+        let ctx = Ctx {
+            g: gs,
+            tid: th.tid,
+            template: th.template as usize,
+            l: ls,
+            state: None,
+            terms: &[],
+        };
+        let enabled = match &tr.guard {
+            None => Ok(true),
+            Some(e) => e.eval(&ctx).map(|v| v != 0),
+        };
+        let fired = enabled.and_then(|on| {
+            results.clear();
+            if on {
+                let mut g2 = gs.to_vec();
+                let mut l2 = ls.to_vec();
+                execute(
+                    &tr.actions,
+                    th.tid,
+                    th.template as usize,
+                    &mut g2,
+                    &mut l2,
+                    &mut results,
+                )?;
+            }
+            Ok(())
+        });
+        if let Err(EvalError(msg)) = fired {
+            if error.is_none() {
+                error = Some((ti, format!("{}: {msg}", tr.path)));
+            }
+            continue;
+        }
+        for (g2, mut l2) in results.drain(..) {
+            l2[0] = tr.to as Val;
+            out.push((g2, l2, ti));
+        }
+    }
+    error
 }
 
 /// Runs `actions` in order on copies of the stores; `any` forks one branch

@@ -4,6 +4,7 @@
 
 pub(crate) mod access;
 pub(crate) mod cexpr;
+pub(crate) mod cooperative;
 pub(crate) mod dense_memo;
 pub(crate) mod explore;
 pub(crate) mod ops;
@@ -142,6 +143,35 @@ pub(crate) struct Transition {
     /// A rendezvous: the transition fires only together with a matching
     /// one of another thread (DVE's synchronous channels).
     pub(crate) sync: Option<SyncOp>,
+    /// Cooperative scheduling: the events it notifies and whether the
+    /// thread then waits or yields (`program/cooperative.rs`).
+    pub(crate) coop: Coop,
+}
+
+/// What a transition tells the cooperative scheduler, after its `do`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Coop {
+    /// Events notified (1-based ids): their waiters become runnable.
+    pub(crate) notify: Vec<u32>,
+    /// The thread gives the processor back.
+    pub(crate) release: Option<Release>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Release {
+    /// `wait e`: the thread waits for event e (1-based id).
+    Wait(u32),
+    /// `yield`: the thread stays runnable.
+    Yield,
+}
+
+/// The scheduler state of a cooperative model, held in the global store:
+/// `waiting[i]` is 0 while thread i is runnable, e while it waits for
+/// event e.
+#[derive(Clone, Debug)]
+pub(crate) struct Scheduler {
+    /// The global slot of `waiting[0]`.
+    pub(crate) waiting: u32,
 }
 
 /// One side of a rendezvous on a channel.
@@ -256,6 +286,9 @@ pub(crate) struct Program {
     /// thread can move, and some thread rests at a location that is not
     /// final.
     pub(crate) deadlock: CExpr,
+    /// `"scheduling": "cooperative"`: a step of a thread is a whole
+    /// macro-step (`cooperative.rs`).
+    pub(crate) scheduler: Option<Scheduler>,
 }
 
 impl Program {

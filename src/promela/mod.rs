@@ -84,6 +84,11 @@ pub enum Error {
         "property `{0}` uses `deadlock` inside a larger predicate; the Promela export checks deadlocks only as a property of its own (`\"error\": \"deadlock\"`, pan's invalid end states)"
     )]
     DeadlockInPredicate(String),
+    /// A cooperative model: its macro-steps have no translation yet.
+    #[error(
+        "the model is cooperative (\"scheduling\": \"cooperative\"); the Promela export does not translate its macro-steps yet"
+    )]
+    Cooperative,
     /// A bug in the exporter: an expression where the compiler never puts it.
     #[error("internal: {0}")]
     Internal(&'static str),
@@ -99,6 +104,9 @@ pub(crate) fn to_promela(prog: &Program, opts: &Options) -> Result<Export, Error
         if selected && p.error != prog.deadlock && mentions(&p.error, &prog.deadlock) {
             return Err(Error::DeadlockInPredicate(p.name.clone()));
         }
+    }
+    if prog.scheduler.is_some() {
+        return Err(Error::Cooperative);
     }
     if prog.threads.len() > MAX_THREADS {
         return Err(Error::TooManyThreads {

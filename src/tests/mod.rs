@@ -9,6 +9,7 @@ mod cartesian;
 mod cartesian_classes;
 pub(crate) mod common;
 mod control;
+mod cooperative;
 mod counter;
 mod deadlock;
 mod depth;

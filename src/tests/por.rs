@@ -126,8 +126,49 @@ fn independent_model() -> impl Strategy<Value = Value> {
     })
 }
 
+/// Cooperative models: each transition may notify an event, and may end
+/// the macro-step by waiting for one or yielding.
+fn cooperative_model() -> impl Strategy<Value = Value> {
+    independent_model().prop_flat_map(|m| {
+        let n: usize = m["threads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["transitions"].as_array().unwrap().len())
+            .sum();
+        proptest::collection::vec((0..4u8, 0..5u8), n).prop_map(move |coop| {
+            let mut m = m.clone();
+            m["scheduling"] = serde_json::json!("cooperative");
+            m["events"] = serde_json::json!(["e0", "e1"]);
+            let mut k = 0;
+            for t in m["threads"].as_array_mut().unwrap() {
+                for tr in t["transitions"].as_array_mut().unwrap() {
+                    let (notify, release) = coop[k];
+                    k += 1;
+                    if notify < 2 {
+                        tr["notify"] = serde_json::json!(format!("e{notify}"));
+                    }
+                    match release {
+                        0 | 1 => tr["wait"] = serde_json::json!(format!("e{release}")),
+                        2 => tr["yield"] = serde_json::json!(true),
+                        _ => {}
+                    }
+                }
+            }
+            m
+        })
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// Cooperative models: macro-steps, events, and the reduction's
+    /// futures relative to the set (`futures_without`).
+    #[test]
+    fn por_keeps_every_verdict_of_cooperative_models(m in cooperative_model()) {
+        agree(&common::load_value(&m))?;
+    }
 
     /// Models built to have independent steps, so that the reduction
     /// bites.

@@ -27,12 +27,20 @@ use crate::program::{CExpr, SyncOp, Template, Transition};
 
 /// The `deadlock` predicate of a model with these compiled templates (in
 /// order, `count` threads each) and `channels` channels.
-pub(super) fn formula(templates: &[Template], channels: usize) -> CExpr {
+///
+/// In a cooperative model (`waiting`, the slot of the scheduler's global),
+/// a thread moves only while it waits for no event.
+pub(super) fn formula(templates: &[Template], channels: usize, waiting: Option<u32>) -> CExpr {
     let threads: u32 = templates.iter().map(|t| t.count).sum();
     let all: Box<[u32]> = (0..threads).collect();
     let count = |body: CExpr| CExpr::Count(all.clone(), Box::new(body));
 
-    let enabled = offers(templates, |tr| tr.sync.is_none());
+    let mut enabled = offers(templates, |tr| tr.sync.is_none());
+    if let Some(w) = waiting {
+        let own = CExpr::Bin(BinOp::Sub, Box::new(CExpr::Tid), Box::new(CExpr::Const(1)));
+        let cell = CExpr::GlobalCell(w, threads, "waiting".into(), Box::new(own));
+        enabled = and(enabled, cmp(BinOp::Eq, cell, 0));
+    }
     let finals: Vec<Box<[bool]>> = templates
         .iter()
         .map(|t| t.final_locations.clone().into_boxed_slice())

@@ -16,6 +16,7 @@ use serde_json::Value;
 use std::path::Path;
 
 pub(crate) mod budget;
+mod cooperative;
 mod deadlock;
 mod properties;
 mod templates;
@@ -254,6 +255,8 @@ impl<'a> Loader<'a> {
                 "expect",
                 "channels",
                 "check-deadlock",
+                "scheduling",
+                "events",
             ],
             "the model",
         )?;
@@ -356,6 +359,8 @@ impl<'a> Loader<'a> {
                 threads_node.err("every thread template has count 0: the model has no threads")
             );
         }
+        let (mut globals, mut init_globals) = (globals, init_globals);
+        let scheduler = self.scheduling(root, &mut globals, &mut init_globals)?;
         let mut templates = Vec::new();
         for (i, raw) in raws.into_iter().enumerate() {
             templates.push(self.template(i, raw)?);
@@ -378,7 +383,11 @@ impl<'a> Loader<'a> {
             })
             .collect();
 
-        let deadlock = deadlock::formula(&templates, self.names.channels.len());
+        let deadlock = deadlock::formula(
+            &templates,
+            self.names.channels.len(),
+            scheduler.as_ref().map(|s| s.waiting),
+        );
         self.names.deadlock = Some(deadlock.clone());
         let check_deadlock = match root.get("check-deadlock") {
             Some(n) => n
@@ -417,6 +426,7 @@ impl<'a> Loader<'a> {
             exceptions,
             channels: self.names.channels.clone(),
             deadlock,
+            scheduler,
         };
         Ok(Model {
             program,

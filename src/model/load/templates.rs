@@ -273,7 +273,10 @@ impl<'a> Loader<'a> {
         {
             super::budget::check(self.file)?;
             t.check_keys(
-                &["from", "to", "when", "do", "assert", "label", "sync"],
+                &[
+                    "from", "to", "when", "do", "assert", "label", "sync", "wait", "notify",
+                    "yield",
+                ],
                 "a transition",
             )?;
             let from_n = t.req("from", "")?;
@@ -312,8 +315,10 @@ impl<'a> Loader<'a> {
                 }
             };
             let sync = t.get("sync").map(|n| self.sync_op(&n, ti)).transpose()?;
+            let coop = self.coop(&t)?;
             transitions.push(Transition {
                 sync,
+                coop,
                 index: j as u32,
                 from,
                 to,
