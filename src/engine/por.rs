@@ -251,14 +251,18 @@ impl Reducer {
             state: None,
             terms: &[],
         };
-        // Cooperative: what each thread outside the set can still do
-        // without it (recomputed as the set grows).
+        // What each thread outside the set can still do without it
+        // (recomputed as the set grows), where groups are single threads.
         let mut coop: Option<(usize, Vec<Future>)> = None;
         while let Some(t) = work.pop() {
-            if let Some(s) = &prog.scheduler {
+            if groups.singletons {
                 let size = set.iter().filter(|x| **x).count();
                 if coop.as_ref().is_none_or(|(n, _)| *n != size) {
-                    coop = Some((size, self.futures_without(prog, s, threads, &set)));
+                    let fs = match &prog.scheduler {
+                        Some(s) => self.futures_without(prog, s, threads, &set),
+                        None => self.futures_guarded(prog, threads, &set),
+                    };
+                    coop = Some((size, fs));
                 }
             }
             let tpl_id = prog.threads[t].template as usize;
@@ -318,6 +322,83 @@ impl Reducer {
 }
 
 impl Reducer {
+    /// What each thread outside `set` may do on a run that avoids `set`'s
+    /// threads: a transition at its location may fire if it is enabled, or
+    /// if such a run may write a global its guard is false by (the least
+    /// fixpoint over those writes), and then anything after it. A thread
+    /// blocked by guards only the set's threads can open does nothing
+    /// (Valmari's stubborn sets need not hold what cannot move).
+    fn futures_guarded(&self, prog: &Program, threads: &[ThreadAt], set: &[bool]) -> Vec<Future> {
+        let n = threads.len();
+        let mut futures = vec![Future::default(); n];
+        let outgoing = |u: usize| {
+            let tpl = prog.template_of(u);
+            &tpl.outgoing[threads[u].pc as usize]
+        };
+        let mut fired: Vec<Vec<bool>> = (0..n).map(|u| vec![false; outgoing(u).len()]).collect();
+        let mut blocked_by: Vec<Vec<Option<Slots>>> =
+            (0..n).map(|u| vec![None; outgoing(u).len()]).collect();
+        let mut writes = Slots::default();
+        loop {
+            let mut changed = false;
+            for u in (0..n).filter(|&u| !set[u]) {
+                let tpl_id = prog.threads[u].template as usize;
+                let tpl = &prog.templates[tpl_id];
+                let here = threads[u].succs;
+                for (k, &ti) in outgoing(u).iter().enumerate() {
+                    if fired[u][k] {
+                        continue;
+                    }
+                    let a = &self.acc.single[tpl_id][ti as usize];
+                    let tr = &tpl.transitions[ti as usize];
+                    let can = here.error.is_some()
+                        || here.steps.iter().any(|s| s.trans == ti)
+                        || a.channel.is_some()
+                        || a.whole_state
+                        || blocked_by[u][k]
+                            .get_or_insert_with(|| {
+                                let ctx = Ctx {
+                                    g: threads[u].g,
+                                    tid: prog.threads[u].tid,
+                                    template: tpl_id,
+                                    l: threads[u].l,
+                                    state: None,
+                                    terms: &[],
+                                };
+                                tr.guard
+                                    .as_ref()
+                                    .map(|e| falsified_by(e, &ctx))
+                                    .unwrap_or_default()
+                            })
+                            .intersects(&writes);
+                    if !can {
+                        continue;
+                    }
+                    fired[u][k] = true;
+                    changed = true;
+                    let f = &mut futures[u];
+                    let after = &self.acc.future[tpl_id][tr.to as usize];
+                    for (r, w, c, whole) in [
+                        (&a.reads, &a.writes, a.channel, a.whole_state),
+                        (&after.reads, &after.writes, None, after.whole_state),
+                    ] {
+                        f.reads.union_with(r);
+                        f.writes.union_with(w);
+                        writes.union_with(w);
+                        if let Some(c) = c {
+                            f.channels.insert(c);
+                        }
+                        f.whole_state |= whole;
+                    }
+                    f.channels.union_with(&after.channels);
+                }
+            }
+            if !changed {
+                return futures;
+            }
+        }
+    }
+
     /// Cooperative models: what each thread outside `set` may do on a run
     /// that avoids `set`'s threads. A thread past a `wait e` goes on only if
     /// a thread outside the set may notify e on such a run, a thread waiting
@@ -379,19 +460,28 @@ impl Reducer {
     }
 }
 
+/// Up to this many threads, each thread's future is computed relative to
+/// the set (`futures_guarded`); beyond, threads share their location's
+/// static future, decided once per group.
+const PRECISE_UP_TO: usize = 64;
+
 /// The threads of a state grouped by (template, location): threads of one
-/// group have the same future, so a conflict is decided once per group.
+/// group have the same static future, so a conflict is decided once per
+/// group. Or each thread alone, its future relative to the set.
 struct Groups {
     keys: Vec<(u32, u16)>,
     members: Vec<Vec<u32>>,
+    singletons: bool,
 }
 
 impl Groups {
-    /// In a cooperative model each thread is a group of its own: its future
-    /// depends on the events it waits for.
+    /// In a cooperative model, and in a model of few threads, each thread
+    /// is a group of its own: its future depends on the events it waits
+    /// for, or on the guards it is blocked by.
     fn of(prog: &Program, threads: &[ThreadAt]) -> Groups {
-        if prog.scheduler.is_some() {
+        if prog.scheduler.is_some() || threads.len() <= PRECISE_UP_TO {
             return Groups {
+                singletons: true,
                 keys: (0..threads.len())
                     .map(|t| (prog.threads[t].template, threads[t].pc))
                     .collect(),
@@ -402,6 +492,7 @@ impl Groups {
         let mut g = Groups {
             keys: Vec::new(),
             members: Vec::new(),
+            singletons: false,
         };
         for (t, th) in threads.iter().enumerate() {
             let key = (prog.threads[t].template, th.pc);

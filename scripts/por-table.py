@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Partial-order reduction, measured (docs/performance.md, "Partial-order
+reduction (issue 15)"): states stored and time of `weft check` with and
+without `--por` on
+
+  * ESST's token ring, N = 3..10 and its bug variant (`weft gen token-ring`),
+    with the paper's Table 1 and 2 (PS-POR) beside;
+  * the BEEM instances of tests/data/beem/counts.csv without channels
+    (deadlock check, the whole state space), with SPIN's own reduction on
+    the Promela export (`weft convert --to promela`; pan -DSAFETY, with and
+    without -DNOREDUCE), states stored side by side;
+  * the lock schema lock(n, 2).
+
+Usage: scripts/por-table.py            (needs cargo; spin and gcc for SPIN)
+Prints markdown tables and the geometric means.
+"""
+import csv
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WEFT = os.path.join(ROOT, "target", "release", "weft")
+
+# ESST (seed 001), Table 1 (PS-POR seconds) and Table 2 (PS-POR abstract
+# states), on the paper's machine.
+ESST = {
+    (3, False): (0.20, 180), (4, False): (0.29, 266), (5, False): (0.40, 395),
+    (6, False): (0.49, 518), (7, False): (0.80, 963), (8, False): (0.89, 1088),
+    (9, False): (1.70, 2628), (10, False): (2.10, 3292),
+    (3, True): (0.10, 89), (4, True): (0.10, 125), (5, True): (0.10, 181),
+    (6, True): (0.10, 251), (7, True): (0.20, 457), (8, True): (0.29, 533),
+    (9, True): (0.60, 1281), (10, True): (0.79, 1632),
+}
+
+
+def weft(path, *extra):
+    out = subprocess.run([WEFT, "check", path, "--format", "json", "--jobs", "2", *extra],
+                         capture_output=True, text=True).stdout
+    lines = [json.loads(x) for x in out.splitlines() if x.strip()]
+    s = lines[-1]["summary"]
+    verdicts = {x["property"]: x["verdict"] for x in lines[:-1]}
+    return verdicts, s["stats"]["states"], s["stats"]["time_s"]
+
+
+def spin(pml_dir, reduce):
+    flags = ["-O2", "-DSAFETY", "-DMEMLIM=16000"] + ([] if reduce else ["-DNOREDUCE"])
+    subprocess.run(["gcc", *flags, "-o", "pan", "pan.c"], cwd=pml_dir, check=True,
+                   capture_output=True)
+    out = subprocess.run(["./pan", "-m1000000", "-w24"], cwd=pml_dir, capture_output=True,
+                         text=True).stdout
+    m = re.search(r"([0-9.e+]+) states, stored", out)
+    return int(float(m.group(1))) if m else None
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def token_ring(work):
+    print("| token ring | verdict | states | states, --por | time | time, --por | ESST PS-POR time | ESST PS-POR abstract states |")
+    print("|---|---|---|---|---|---|---|---|")
+    for bug in (False, True):
+        for n in range(3, 11):
+            path = os.path.join(work, f"tr{n}{bug}.json")
+            with open(path, "w") as f:
+                subprocess.run([WEFT, "gen", "token-ring", "--threads", str(n)] + (["--bug"] if bug else []),
+                               stdout=f, check=True)
+            v, full, t = weft(path, "--property", "token")
+            vp, red, tp = weft(path, "--property", "token", "--por")
+            assert v == vp, (n, bug, v, vp)
+            et, es = ESST[(n, bug)]
+            name = f"token-ring{'-bug' if bug else ''}({n})"
+            print(f"| {name} | {v['token']} | {full} | {red} | {t:.3f} s | {tp:.3f} s | {et} s | {es} |")
+
+
+def beem(work, with_spin):
+    rows = list(csv.DictReader(open(os.path.join(ROOT, "tests/data/beem/counts.csv"))))
+    print()
+    print("| BEEM instance | deadlock | states | states, --por | ratio | SPIN stored, -DNOREDUCE | SPIN stored, reduced | SPIN ratio |")
+    print("|---|---|---|---|---|---|---|---|")
+    ours, theirs = [], []
+    for r in rows:
+        if r["channels"] == "yes":
+            continue
+        path = os.path.join(ROOT, "tests/data/beem", r["file"])
+        v, full, _ = weft(path)
+        vp, red, _ = weft(path, "--por")
+        assert v == vp, (r["file"], v, vp)
+        ratio = full / red
+        ours.append(ratio)
+        cells = ["", "", ""]
+        if with_spin:
+            d = os.path.join(work, os.path.basename(r["file"]))
+            os.makedirs(d, exist_ok=True)
+            pml = subprocess.run([WEFT, "convert", path, "--to", "promela"], capture_output=True,
+                                 text=True)
+            if pml.returncode == 0:
+                open(os.path.join(d, "m.pml"), "w").write(pml.stdout)
+                subprocess.run(["spin", "-a", "m.pml"], cwd=d, capture_output=True, check=True)
+                a, b = spin(d, False), spin(d, True)
+                if a and b:
+                    theirs.append(a / b)
+                    cells = [str(a), str(b), f"{a / b:.2f}×"]
+            else:
+                cells = ["not exported", "", ""]
+        print(f"| {r['file'][4:]} | {v.get('deadlock')} | {full} | {red} | {ratio:.2f}× | " + " | ".join(cells) + " |")
+    print()
+    print(f"Geometric mean, states without / with reduction: weft --por {geomean(ours):.2f}× over {len(ours)} instances"
+          + (f"; SPIN {geomean(theirs):.2f}× over {len(theirs)}" if theirs else ""))
+
+
+def lock(work):
+    print()
+    print("| lock(n, 2) | states | states, --por | time | time, --por |")
+    print("|---|---|---|---|---|")
+    for n in (3, 4, 5, 6, 7):
+        path = os.path.join(work, f"lock{n}.json")
+        with open(path, "w") as f:
+            subprocess.run([WEFT, "gen", "lock", "--threads", str(n), "--sections", "2"], stdout=f, check=True)
+        v, full, t = weft(path)
+        vp, red, tp = weft(path, "--por")
+        assert v == vp
+        print(f"| n = {n} | {full} | {red} | {t:.3f} s | {tp:.3f} s |")
+
+
+def main():
+    subprocess.run(["cargo", "build", "--release", "-q"], cwd=ROOT, check=True)
+    with_spin = shutil.which("spin") and shutil.which("gcc")
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    print(f"Machine: {cpu}, {os.cpu_count()} cores; weft {rev}, --jobs 2; times are weft's own search times.")
+    print()
+    with tempfile.TemporaryDirectory() as work:
+        token_ring(work)
+        beem(work, with_spin)
+        lock(work)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
