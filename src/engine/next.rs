@@ -120,7 +120,8 @@ pub(crate) fn every_unknown_has_one(report: RunReport) -> Result<RunReport, Chec
 /// The threads `--symmetry` would reduce, when it is off, applies (no
 /// channels) and can divide the state space by `MIN_SYMMETRY_GAIN` or more.
 fn symmetric_threads(prog: &Program, opts: &CheckOptions) -> Option<usize> {
-    if opts.symmetry || !prog.channels.is_empty() {
+    // `--por` does not combine with `--symmetry` (yet).
+    if opts.symmetry || opts.por || !prog.channels.is_empty() {
         return None;
     }
     let sym = Symmetry::detect(prog).ok()?;

@@ -271,3 +271,41 @@ fn visible_steps_are_never_postponed_and_no_thread_is_ignored_in_a_cycle() {
     let r = engine::check(&prog, Mode::Standard, &por(1)).unwrap();
     assert_eq!(r.stats.count("states"), Some(3));
 }
+
+/// A budget ends a `--por` run in `unknown` with what was explored; the
+/// next step never suggests `--symmetry`, which `--por` does not combine
+/// with, and `--continue` counts the error states of the reduced space.
+#[test]
+fn budgets_and_next_steps_under_por() {
+    let prog = common::load_value(&crate::families::lock(9, 3));
+    let opts = CheckOptions {
+        por: true,
+        max_states: Some(5000),
+        ..CheckOptions::default()
+    };
+    let r = engine::check(&prog, Mode::Standard, &opts).unwrap();
+    let o = r.outcome("mutex").unwrap();
+    assert_eq!(o.verdict, Verdict::Unknown);
+    assert_eq!(r.stats.count("states"), Some(5000));
+    let next = o.next_step.as_ref().unwrap().suggestions();
+    assert!(!next.is_empty());
+    assert!(
+        !next
+            .iter()
+            .any(|s| matches!(s, crate::engine::result::Suggestion::Symmetry { .. })),
+        "{next:?}"
+    );
+    let bug = common::load_value(&crate::families::token_ring(3, true));
+    let opts = CheckOptions {
+        por: true,
+        keep_going: true,
+        ..CheckOptions::default()
+    };
+    let r = engine::check(&bug, Mode::Standard, &opts).unwrap();
+    assert!(
+        r.outcome("token")
+            .unwrap()
+            .reason
+            .contains("states of the reduced state space")
+    );
+}

@@ -617,6 +617,9 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
                     }
                     if opts.keep_going {
                         let among = match (&f.budget_hit, f.cut) {
+                            (None, None) if opts.por => {
+                                format!("the {explored} states of the reduced state space")
+                            }
                             (None, None) => format!("all {explored} reachable states"),
                             _ => format!("the {explored} states explored"),
                         };
