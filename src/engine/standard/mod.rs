@@ -24,14 +24,16 @@ mod counter;
 mod found;
 mod rebuild;
 mod reduce;
+mod run;
 mod worker;
 
+use super::Budget;
 use super::CheckError;
+#[cfg(test)]
+use super::CheckOptions;
 use super::por::Reducer;
-use super::result::{Limit, Outcome, RunReport, Stats, Suggestion};
 use super::store::{self, Level, StateStore};
 use super::symmetry::Symmetry;
-use super::{Budget, CheckOptions, MODEL_ERRORS, Mode, next, selected_properties};
 #[cfg(test)]
 use crate::program::Val;
 use crate::program::{Explorer, Program, Succs};
@@ -42,10 +44,9 @@ pub(crate) use counter::Repr;
 pub(crate) use counter::{DOMAIN_CUT_FOR_TESTS, FORCE_FOR_TESTS};
 use found::{At, Batch, Candidate, Finding, Found};
 use reduce::Decisions;
-use serde_json::Value;
+pub(crate) use run::run;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
 use worker::{Scratch, Shared};
 
 /// States of a level handed to the workers between two budget checks.
@@ -529,221 +530,4 @@ pub(crate) fn reachable(prog: &Program) -> Result<Vec<StateValues>, CheckError> 
         states.push((s.exp.globals.get(st[0]).to_vec(), ls));
     });
     Ok(states)
-}
-
-/// After a search of this many states, the interned stores are freed on
-/// a thread of their own.
-const BACKGROUND_FREE: usize = 100_000;
-
-/// Hands the explorer's interned stores (two allocations per store, the
-/// bulk of what a run of millions of global stores frees) to a thread that
-/// frees them, so that the report is not held back by it: freeing them
-/// took 0.4 s of a 5 s `--timeout` on BEEM's peg_solitaire.3. The binary
-/// exits after printing without waiting for it.
-fn free_in_background(states: usize, exp: &mut Explorer) {
-    if states < BACKGROUND_FREE {
-        return;
-    }
-    let globals = std::mem::take(&mut exp.globals);
-    let locals = std::mem::take(&mut exp.locals);
-    // If no thread can be started, they are freed here, with the explorer.
-    let _ = std::thread::Builder::new()
-        .name("weft-free".into())
-        .spawn(move || drop((globals, locals)));
-}
-
-pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, CheckError> {
-    let start = Instant::now();
-    let props = selected_properties(prog, &opts.properties);
-    let sym = if opts.symmetry {
-        Some(Symmetry::detect(prog)?)
-    } else {
-        None
-    };
-    // The counter representation where it pays (`counter.rs`); the
-    // sorted ids when forced, or when a counter state left its domain.
-    let repr = if opts.symmetry_sorted {
-        Repr::Sorted
-    } else {
-        Repr::Auto
-    };
-    #[cfg(test)]
-    let repr = FORCE_FOR_TESTS.with(|f| f.get()).unwrap_or(repr);
-    let search = |repr| -> Result<(Search, Found, Budget), CheckError> {
-        let mut s = Search::new(prog, sym.clone(), repr, &props, opts.jobs, opts.max_states)?;
-        s.max_depth = opts.max_depth;
-        s.keep_going = opts.keep_going;
-        if opts.por {
-            s.reducer = Some(Reducer::new(prog, &props));
-        }
-        let budget = Budget::new(opts);
-        let f = s.bfs(&props, &budget);
-        Ok((s, f, budget))
-    };
-    let (mut s, f, budget) = match search(repr)? {
-        (s, _, _) if s.escaped.load(Ordering::Relaxed) => search(Repr::Sorted)?,
-        done => done,
-    };
-    // The search has stopped: rebuilding the traces (a pass over the
-    // visited set per eight levels) is assembling the result, which the
-    // watchdog gives its finishing grace rather than cutting at --timeout.
-    crate::phase::enter(crate::Phase::Finishing);
-    // With --max-depth, the states found beyond the bound are not explored.
-    let explored = f.cut.unwrap_or_else(|| s.visited.len());
-    let depth = f.depth;
-    // What to do when a budget stopped the search.
-    let next = || next::standard_budget(prog, opts, budget.hit());
-    // What to do when --max-depth cut the search: search deeper, or prove
-    // abstractly.
-    let deeper = || next::stopped(Some(Limit::Depth(depth)), &[Suggestion::Mode(Mode::Refine)]);
-    let mut outcomes: Vec<Outcome> = props
-        .iter()
-        .zip(&f.violations)
-        .enumerate()
-        .map(|(k, (&p, v))| {
-            let property = prog.properties[p].name.clone();
-            match (v, &f.budget_hit) {
-                (Some(at), _) => {
-                    let trace = s.trace(at);
-                    let what = if prog.properties[p].only_in_deadlocks {
-                        "a deadlock (no thread can move, and one rests at a location that is not final)"
-                    } else {
-                        "an error state"
-                    };
-                    let mut reason =
-                        format!("{what} is reachable in {} steps", trace.steps.len());
-                    if opts.por {
-                        reason += " (--por: a real trace, not necessarily a shortest one)";
-                    }
-                    if opts.keep_going {
-                        let among = match (&f.budget_hit, f.cut) {
-                            (None, None) if opts.por => {
-                                format!("the {explored} states of the reduced state space")
-                            }
-                            (None, None) => format!("all {explored} reachable states"),
-                            _ => format!("the {explored} states explored"),
-                        };
-                        let n = f.errors[k];
-                        let states = if n == 1 { "state" } else { "states" };
-                        reason += &format!("; {n} error {states} among {among}");
-                    }
-                    Outcome::violated(property, reason, trace)
-                }
-                (None, Some(why)) => Outcome::unknown(
-                    property,
-                    format!(
-                        "{why}; no error among the {explored} states explored (to depth {depth})"
-                    ),
-                    next(),
-                ),
-                (None, None) if f.cut.is_some() => Outcome::unknown(
-                    property,
-                    format!("no error within depth {depth} ({explored} states explored)"),
-                    deeper(),
-                ),
-                (None, None) if opts.por => Outcome::safe(
-                    property,
-                    format!(
-                        "no error state among the {explored} states of the reduced state space (--por preserves every reachable error state and deadlock)"
-                    ),
-                ),
-                (None, None) => Outcome::safe(
-                    property,
-                    format!("no error state among all {explored} reachable states"),
-                ),
-            }
-        })
-        .collect();
-    outcomes.push(match f.model_error {
-        Some((at, msg)) => {
-            let mut trace = s.trace(&at);
-            trace.failure = Some(msg.clone());
-            Outcome::violated(
-                MODEL_ERRORS,
-                format!("a run-time error is reachable: {msg}"),
-                trace,
-            )
-        }
-        None if f.budget_hit.is_some() => Outcome::unknown(
-            MODEL_ERRORS,
-            format!(
-                "{}; no run-time error among the {explored} states explored (to depth {depth})",
-                f.budget_hit.as_deref().unwrap_or_default()
-            ),
-            next(),
-        ),
-        None if f.cut.is_some() => Outcome::unknown(
-            MODEL_ERRORS,
-            format!("no run-time error within depth {depth} ({explored} states explored)"),
-            deeper(),
-        ),
-        None if f.stopped_early => Outcome::unknown(
-            MODEL_ERRORS,
-            "not fully checked: the search stopped at the first property violations",
-            next::model_errors_alone(),
-        ),
-        None => Outcome::safe(
-            MODEL_ERRORS,
-            "no run-time error (division by zero, index or range violation) is reachable",
-        ),
-    });
-    let mut stats = Stats::default();
-    stats.push("states", explored as u64);
-    stats.push("transitions", f.transitions);
-    if let Some(d) = f.deadlocks {
-        stats.push("deadlocks", d);
-    }
-    stats.push("depth", depth as u64);
-    if opts.por {
-        stats.push("por_reduced_states", s.reduced_states);
-    }
-    stats.push("jobs", s.pool.current_num_threads() as u64);
-    stats.push("packed_state_bytes", s.visited.packed_bytes() as u64);
-    stats.push(
-        "bytes_per_state",
-        (s.visited.bytes_per_state() * 10.0).round() / 10.0,
-    );
-    if let Some(sym) = &s.sym {
-        // Which representation the reduced states were kept in.
-        let repr = if s.ctr.is_some() {
-            "counters"
-        } else {
-            "sorted"
-        };
-        stats.push("symmetry", repr);
-        // The unreduced count, computed from the orbits (not enumerated).
-        let mut full = Some(0u128);
-        let mut st = Vec::new();
-        s.visited.for_each(|_, key, _| {
-            // Past u128 the sum is not computed on (the multinomials cost
-            // more than the search on lock(100, 3)).
-            let Some(sum) = full else {
-                return;
-            };
-            s.visited.packer.unpack(key, &mut st);
-            let orbit = match &s.ctr {
-                Some(ctr) => ctr.orbit_size(&st),
-                None => sym.orbit_size(&st),
-            };
-            full = orbit.and_then(|o| sum.checked_add(o));
-        });
-        stats.push(
-            "full_states",
-            match full {
-                Some(f) if f <= u64::MAX as u128 => Value::from(f as u64),
-                Some(f) => Value::from(f.to_string()),
-                None => Value::from("more than 2^128"),
-            },
-        );
-    }
-    stats.finish(start.elapsed());
-    free_in_background(s.visited.len(), &mut s.exp);
-    Ok(RunReport {
-        model: prog.name.clone(),
-        mode: crate::engine::Mode::Standard,
-        outcomes,
-        stats,
-        invariant: None,
-        exceptions: None,
-    })
 }
