@@ -129,6 +129,20 @@ pub(crate) struct ThreadAt<'a> {
     pub(crate) l: &'a [Val],
 }
 
+impl ThreadAt<'_> {
+    /// What this thread's expressions are evaluated against.
+    fn ctx<'c>(&'c self, prog: &Program, thread: usize) -> Ctx<'c> {
+        Ctx {
+            g: self.g,
+            tid: prog.threads[thread].tid,
+            template: prog.threads[thread].template as usize,
+            l: self.l,
+            state: None,
+            terms: &[],
+        }
+    }
+}
+
 impl Reducer {
     pub(crate) fn new(prog: &Program, props: &[usize]) -> Reducer {
         let acc = Accesses::new(prog);
@@ -243,26 +257,19 @@ impl Reducer {
         let mut added = vec![false; groups.members.len()];
         let mut work = vec![seed];
         set[seed] = true;
-        let ctx = |t: usize| Ctx {
-            g: threads[t].g,
-            tid: prog.threads[t].tid,
-            template: prog.threads[t].template as usize,
-            l: threads[t].l,
-            state: None,
-            terms: &[],
-        };
+        let ctx = |t: usize| threads[t].ctx(prog, t);
         // What each thread outside the set can still do without it
         // (recomputed as the set grows), where groups are single threads.
-        let mut coop: Option<(usize, Vec<Future>)> = None;
+        let mut relative: Option<(usize, Vec<Future>)> = None;
         while let Some(t) = work.pop() {
             if groups.singletons {
                 let size = set.iter().filter(|x| **x).count();
-                if coop.as_ref().is_none_or(|(n, _)| *n != size) {
+                if relative.as_ref().is_none_or(|(n, _)| *n != size) {
                     let fs = match &prog.scheduler {
                         Some(s) => self.futures_without(prog, s, threads, &set),
                         None => self.futures_guarded(prog, threads, &set),
                     };
-                    coop = Some((size, fs));
+                    relative = Some((size, fs));
                 }
             }
             let tpl_id = prog.threads[t].template as usize;
@@ -283,7 +290,7 @@ impl Reducer {
                     if added[k] {
                         continue;
                     }
-                    let f = match &coop {
+                    let f = match &relative {
                         Some((_, fs)) => &fs[groups.members[k][0] as usize],
                         None => &self.acc.future[g_tpl as usize][g_pc as usize],
                     };
@@ -357,14 +364,7 @@ impl Reducer {
                         || a.whole_state
                         || blocked_by[u][k]
                             .get_or_insert_with(|| {
-                                let ctx = Ctx {
-                                    g: threads[u].g,
-                                    tid: prog.threads[u].tid,
-                                    template: tpl_id,
-                                    l: threads[u].l,
-                                    state: None,
-                                    terms: &[],
-                                };
+                                let ctx = threads[u].ctx(prog, u);
                                 tr.guard
                                     .as_ref()
                                     .map(|e| falsified_by(e, &ctx))

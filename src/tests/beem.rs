@@ -11,25 +11,25 @@ use crate::engine::{Mode, Verdict};
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
-fn data() -> PathBuf {
+pub(super) fn data() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/beem")
 }
 
-struct Row {
-    file: String,
-    states: u64,
-    transitions: Option<u64>,
-    levels: Option<u64>,
-    channels: bool,
-    error: String,
-    reachable: Option<bool>,
-    trace_len: Option<usize>,
+pub(super) struct Row {
+    pub(super) file: String,
+    pub(super) states: u64,
+    pub(super) transitions: Option<u64>,
+    pub(super) levels: Option<u64>,
+    pub(super) channels: bool,
+    pub(super) error: String,
+    pub(super) reachable: Option<bool>,
+    pub(super) trace_len: Option<usize>,
     /// States without a successor: BEEM's `*.stat.xml`, degree 0 `out`.
-    deadlocks: Option<u64>,
+    pub(super) deadlocks: Option<u64>,
 }
 
 /// counts.csv; the params column is quoted and may hold commas.
-fn rows() -> Vec<Row> {
+pub(super) fn rows() -> Vec<Row> {
     let text = std::fs::read_to_string(data().join("counts.csv")).unwrap();
     text.lines()
         .skip(1)
@@ -796,47 +796,5 @@ fn bakery_is_proved_with_the_generated_invariant_for_two_and_three_threads() {
             bakery_exceptions(n).as_array().unwrap().len(),
             n << (n * (n - 1))
         );
-    }
-}
-
-/// `--por` keeps BEEM's published answers: the error predicate reachable or
-/// not, and a deadlock (a state without a successor) reachable or not;
-/// every reduced trace replays.
-#[test]
-fn por_keeps_the_published_answers() {
-    let por = CheckOptions {
-        por: true,
-        ..CheckOptions::default()
-    };
-    for row in rows() {
-        let path = data().join(&row.file);
-        let load = |error: Option<&str>| {
-            crate::model::load_any(&path, &[], error)
-                .map(crate::model::Model::into_program)
-                .unwrap_or_else(|d| panic!("{}", d.render()))
-        };
-        let mut checks = vec![];
-        if let Some(reachable) = row.reachable {
-            checks.push((load(Some(&row.error)), "error", reachable));
-        }
-        if let Some(d) = row.deadlocks {
-            checks.push((load(None), "deadlock", d > 0));
-        }
-        for (prog, property, reachable) in checks {
-            let r = engine::check(&prog, Mode::Standard, &por).unwrap();
-            let o = r.outcome(property).unwrap();
-            let want = if reachable {
-                Verdict::Unsafe
-            } else {
-                Verdict::Safe
-            };
-            assert_eq!(o.verdict, want, "{} {property}", row.file);
-            for line in r.to_json_lines().lines() {
-                let v: serde_json::Value = serde_json::from_str(line).unwrap();
-                if v["verdict"] == "unsafe" && v.get("property").is_some() {
-                    super::common::replay_line(&prog, &v, &row.file);
-                }
-            }
-        }
     }
 }

@@ -1,9 +1,10 @@
 //! `--por` (engine/por.rs, standard/reduce.rs) never changes a verdict:
 //! on generated models, with and without rendezvous, for error properties
 //! and deadlocks, against the unreduced search; on every shipped model; and
-//! the traces it reports replay. BEEM's published answers under `--por`
-//! are checked in `beem.rs`.
+//! the traces it reports replay; and BEEM's published answers (the rows of
+//! tests/data/beem/counts.csv, read by `beem.rs`) hold under `--por`.
 
+use super::beem;
 use super::common;
 use super::deadlock::with_deadlocks;
 use super::differential;
@@ -308,4 +309,46 @@ fn budgets_and_next_steps_under_por() {
             .reason
             .contains("states of the reduced state space")
     );
+}
+
+/// `--por` keeps BEEM's published answers: the error predicate reachable or
+/// not, and a deadlock (a state without a successor) reachable or not;
+/// every reduced trace replays.
+#[test]
+fn por_keeps_the_published_answers() {
+    let por = CheckOptions {
+        por: true,
+        ..CheckOptions::default()
+    };
+    for row in beem::rows() {
+        let path = beem::data().join(&row.file);
+        let load = |error: Option<&str>| {
+            crate::model::load_any(&path, &[], error)
+                .map(crate::model::Model::into_program)
+                .unwrap_or_else(|d| panic!("{}", d.render()))
+        };
+        let mut checks = vec![];
+        if let Some(reachable) = row.reachable {
+            checks.push((load(Some(&row.error)), "error", reachable));
+        }
+        if let Some(d) = row.deadlocks {
+            checks.push((load(None), "deadlock", d > 0));
+        }
+        for (prog, property, reachable) in checks {
+            let r = engine::check(&prog, Mode::Standard, &por).unwrap();
+            let o = r.outcome(property).unwrap();
+            let want = if reachable {
+                Verdict::Unsafe
+            } else {
+                Verdict::Safe
+            };
+            assert_eq!(o.verdict, want, "{} {property}", row.file);
+            for line in r.to_json_lines().lines() {
+                let v: serde_json::Value = serde_json::from_str(line).unwrap();
+                if v["verdict"] == "unsafe" && v.get("property").is_some() {
+                    common::replay_line(&prog, &v, &row.file);
+                }
+            }
+        }
+    }
 }
