@@ -230,6 +230,12 @@ pub struct CheckArgs {
     /// unchanged; traces are real but no longer necessarily shortest.
     #[arg(long, conflicts_with = "symmetry")]
     pub por: bool,
+    /// Lipton reduction (standard and thread-modular): a step runs a thread
+    /// through a whole reducible block of movers (acquire … release).
+    /// Verdicts are unchanged; only states where every thread is outside a
+    /// block are stored. `--show blocks` prints the blocks.
+    #[arg(long, conflicts_with_all = ["symmetry", "por"])]
+    pub blocks: bool,
     /// Internal: with --symmetry, keep the sorted representation rather
     /// than counters (for comparisons).
     #[arg(long, hide = true, requires = "symmetry")]
@@ -249,7 +255,8 @@ pub struct CheckArgs {
     /// verdict, the state count and the trace length do not depend on it.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
-    /// Print the abstract fixpoint (abstract modes).
+    /// Print the abstract fixpoint (abstract modes), or the reducible
+    /// blocks (`blocks`).
     #[arg(long, value_enum)]
     pub show: Option<Show>,
     /// The error states, in weft's predicate language (replaces the model's
@@ -370,6 +377,33 @@ pub enum GenFamily {
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=2))]
         variant: u32,
     },
+    /// P1-x of the reduction paper (Fig. 1 for x = 1): locks mx, my.
+    P1 {
+        /// Statements x in each reducible block (at least 1).
+        #[arg(long, value_parser = at_least_one)]
+        stmts: u32,
+    },
+    /// P2-x: P1-x where thread-3 also reads y without its lock.
+    P2 {
+        /// Statements x in each reducible block (at least 1).
+        #[arg(long, value_parser = at_least_one)]
+        stmts: u32,
+    },
+    /// SV-COMP's stack (safe, or unsafe with --bug) of the reduction paper.
+    Stack {
+        /// Stack size (rounds per thread, at least 1).
+        #[arg(long, value_parser = at_least_one)]
+        size: u32,
+        /// The popper pops when a flag says so, not when the stack is non-empty.
+        #[arg(long)]
+        bug: bool,
+    },
+    /// Dining philosophers, forks as locks.
+    Philosophers {
+        /// Number of philosophers (at least 2).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(2..))]
+        threads: u32,
+    },
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -389,6 +423,8 @@ pub enum Format {
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Show {
     Invariant,
+    /// The reducible blocks `--blocks` uses (mover classes, In/Out).
+    Blocks,
 }
 
 /// A count that must be at least 1 (`--threads`, `--sections`,

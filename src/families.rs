@@ -5,7 +5,9 @@
 use serde_json::{Value, json};
 
 mod esst;
+mod lipton;
 pub use esst::{pc_sfifo, token_ring};
+pub use lipton::{p1, philosophers, stack};
 
 /// The lock schema of the precise thread-modular paper (Sections 5 and 6,
 /// Fig. 3 reconstructed from the text): `n` identical threads, each with `m`

@@ -51,6 +51,7 @@ pub use engine::result::{
     Outcome, Partner, ReachFact, RefinedExceptions, RunReport, Stats, Store, ThreadClass,
     ThreadSummary, Trace, TraceStep, Witness, WitnessThread,
 };
+pub use engine::result::{BlockLocation, BlockReport, BlockTransition, TemplateBlockReport};
 pub use engine::result::{Limit, NextStep, Suggestion};
 pub use engine::result::{ReplayFailure, ReplayReport, SimulationReport, StuckState};
 pub use engine::{CheckError, CheckOptions, MODEL_ERRORS, Mode, Refinement, Verdict};

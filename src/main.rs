@@ -170,6 +170,8 @@ fn run(cli: Cli, started: std::time::Instant) -> Result<u8, Failure> {
                 show_invariant: args.show == Some(Show::Invariant),
                 symmetry: args.symmetry,
                 por: args.por,
+                blocks: args.blocks,
+                show_blocks: args.show == Some(Show::Blocks),
                 jobs: args.jobs.map(usize::from),
                 refinement,
                 max_depth: args
@@ -226,6 +228,10 @@ fn run(cli: Cli, started: std::time::Instant) -> Result<u8, Failure> {
                 GenFamily::Peterson => weft::families::peterson(),
                 GenFamily::TokenRing { threads, bug } => weft::families::token_ring(threads, bug),
                 GenFamily::PcSfifo { variant } => weft::families::pc_sfifo(variant),
+                GenFamily::P1 { stmts } => weft::families::p1(stmts, false),
+                GenFamily::P2 { stmts } => weft::families::p1(stmts, true),
+                GenFamily::Stack { size, bug } => weft::families::stack(size, bug),
+                GenFamily::Philosophers { threads } => weft::families::philosophers(threads),
             };
             println!(
                 "{}",

@@ -103,6 +103,7 @@ pub(crate) fn report<'p, F: AbstractFixpoint<'p>>(
     let mut stats = fx.stats();
     stats.finish(start.elapsed());
     Ok(RunReport {
+        blocks: None,
         model: prog.name.clone(),
         mode: F::MODE,
         outcomes,

@@ -2,10 +2,12 @@
 //! options, budgets, property selection.
 
 mod abstract_report;
+pub(crate) mod atoms;
 pub(crate) mod cartesian;
 mod concrete;
 pub(crate) mod error;
 pub(crate) mod exceptions;
+pub(crate) mod lipton;
 pub(crate) mod next;
 pub(crate) mod por;
 pub(crate) mod progress;
@@ -60,6 +62,14 @@ pub struct CheckOptions {
     /// with a cycle proviso; verdicts are unchanged, traces are real but
     /// not necessarily shortest.
     pub por: bool,
+    /// `--blocks`: Lipton reduction (standard and thread-modular): a step
+    /// runs a thread through a whole reducible block of movers (Popeea,
+    /// Rybalchenko and Wilhelm); verdicts are unchanged, states are only
+    /// those where every thread is outside a block.
+    pub blocks: bool,
+    /// `--show blocks`: include the inferred blocks in the report (with or
+    /// without `blocks`).
+    pub show_blocks: bool,
     /// `--jobs`: worker threads of `standard`; `None` (or 0) is one per
     /// core, and more than 1024 are taken as 1024.
     pub jobs: Option<usize>,
@@ -420,14 +430,23 @@ pub(crate) fn check(
             mode.name()
         )));
     }
+    let blocks = lipton::for_options(prog, mode, opts)?;
     crate::phase::enter(crate::Phase::Searching);
-    let report = match mode {
+    let mut report = match mode {
         Mode::Standard => standard::run(prog, opts),
         Mode::ThreadModular => thread_modular::run(prog, opts),
         Mode::CartesianExc => cartesian::run(prog, opts),
         Mode::Refine => refine::run(prog, opts),
     }?;
     crate::phase::enter(crate::Phase::Finishing);
+    if opts.show_blocks {
+        let shown = match blocks {
+            Some(b) => b,
+            None => lipton::infer(prog, &selected_properties(prog, &opts.properties))
+                .map_err(|why| CheckError::Unsupported(format!("--show blocks: {why}")))?,
+        };
+        report.blocks = Some(shown.report(prog));
+    }
     next::every_unknown_has_one(report)
 }
 

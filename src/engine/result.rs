@@ -28,6 +28,60 @@ pub struct RunReport {
     pub invariant: Option<Invariant>,
     /// The exception set `refine` computed (refine only).
     pub exceptions: Option<RefinedExceptions>,
+    /// The reducible blocks steps ran through (`--blocks`).
+    pub blocks: Option<BlockReport>,
+}
+
+/// The reducible blocks `--blocks` inferred (Popeea, Rybalchenko and
+/// Wilhelm, §V), per thread template, for `--show blocks`.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct BlockReport {
+    /// One entry per thread template, in the model's order.
+    pub templates: Vec<TemplateBlockReport>,
+}
+
+/// One template's locations and transitions as the inference sees them.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct TemplateBlockReport {
+    /// The template's name.
+    pub name: String,
+    /// Its locations, in order.
+    pub locations: Vec<BlockLocation>,
+    /// Its transitions, in order.
+    pub transitions: Vec<BlockTransition>,
+}
+
+/// A location: the locks held there (the thread alone), the phases that
+/// reach it (`pre`, `post`), In or Out, and why it is Out besides the
+/// phase rule.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct BlockLocation {
+    /// The location's name.
+    pub name: String,
+    /// The locks held there (the thread alone).
+    pub held: Vec<String>,
+    /// `pre` and/or `post`; empty where the location is unreachable.
+    pub phases: Vec<String>,
+    /// In: inside a block (never a state of the reduced search).
+    pub inside: bool,
+    /// Why it is Out besides the phase rule.
+    pub why_out: Option<String>,
+}
+
+/// A transition and its mover class (`rm`, `lm`, `bm`, `nm`), with why it
+/// is a non-mover.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct BlockTransition {
+    /// The transition's label.
+    pub label: String,
+    /// Its source locations.
+    pub from: Vec<String>,
+    /// Its target location.
+    pub to: String,
+    /// `rm`, `lm`, `bm` or `nm`.
+    pub mover: String,
+    /// Why it is a non-mover.
+    pub why: Option<String>,
 }
 
 impl RunReport {

@@ -5,6 +5,7 @@
 
 use super::result::{Partner, Trace, TraceStep};
 use crate::program::Explorer;
+use crate::program::blocks::block_path;
 
 /// One step as ids: moving thread, its transition, the receiver of a
 /// rendezvous (thread, transition), and the state after.
@@ -32,27 +33,46 @@ impl Trace {
                 )
             })
             .collect();
-        let steps = steps
-            .iter()
-            .map(|st| {
-                let (t, (g, ls)) = (st.thread, &st.state);
-                let tpl = prog.template_of(t);
-                TraceStep {
-                    thread: prog.threads[t].name.clone(),
-                    transition: tpl.transitions[st.trans as usize].label.clone(),
-                    globals: prog.globals.render(exp.globals.get(*g)),
-                    locals: tpl.render_local(exp.local(t, ls[t])),
-                    partner: st.partner.map(|(u, tr)| {
-                        let tu = prog.template_of(u);
-                        Partner {
-                            thread: prog.threads[u].name.clone(),
-                            transition: tu.transitions[tr as usize].label.clone(),
-                            locals: tu.render_local(exp.local(u, ls[u])),
-                        }
-                    }),
+        let mut out = Vec::with_capacity(steps.len());
+        let mut before: &StateIds = initial;
+        for st in steps {
+            let (t, (g, ls)) = (st.thread, &st.state);
+            let tpl = prog.template_of(t);
+            if let (Some(b), None) = (exp.blocks(), st.partner) {
+                // A block step: the transitions inside it, each a step.
+                let from = (exp.globals.get(before.0), exp.local(t, before.1[t]));
+                let to = (exp.globals.get(*g), exp.local(t, ls[t]));
+                if let Some(path) = block_path(prog, b, t, from, to, st.trans) {
+                    for inner in path {
+                        out.push(TraceStep {
+                            thread: prog.threads[t].name.clone(),
+                            transition: tpl.transitions[inner.trans as usize].label.clone(),
+                            globals: prog.globals.render(&inner.g),
+                            locals: tpl.render_local(&inner.l),
+                            partner: None,
+                        });
+                    }
+                    before = &st.state;
+                    continue;
                 }
-            })
-            .collect();
+            }
+            out.push(TraceStep {
+                thread: prog.threads[t].name.clone(),
+                transition: tpl.transitions[st.trans as usize].label.clone(),
+                globals: prog.globals.render(exp.globals.get(*g)),
+                locals: tpl.render_local(exp.local(t, ls[t])),
+                partner: st.partner.map(|(u, tr)| {
+                    let tu = prog.template_of(u);
+                    Partner {
+                        thread: prog.threads[u].name.clone(),
+                        transition: tu.transitions[tr as usize].label.clone(),
+                        locals: tu.render_local(exp.local(u, ls[u])),
+                    }
+                }),
+            });
+            before = &st.state;
+        }
+        let steps = out;
         Trace {
             initial_globals: prog.globals.render(exp.globals.get(initial.0)),
             initial_locals,

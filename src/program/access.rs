@@ -42,6 +42,16 @@ impl Slots {
             *a |= b;
         }
     }
+    /// The slots of `self` not in `other`.
+    pub(crate) fn without(&self, other: &Slots) -> Slots {
+        Slots(
+            self.0
+                .iter()
+                .enumerate()
+                .map(|(i, w)| w & !other.0.get(i).copied().unwrap_or(0))
+                .collect(),
+        )
+    }
     pub(crate) fn intersects(&self, other: &Slots) -> bool {
         self.0.iter().zip(&other.0).any(|(a, b)| a & b != 0)
     }

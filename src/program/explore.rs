@@ -2,6 +2,7 @@
 //! engines: `(thread, g, l) -> [(g', l', transition)]`, memoised. The
 //! rendezvous, which move two threads, are in `rendezvous.rs`.
 
+use super::blocks::Boundaries;
 use super::dense_memo::DenseMemo;
 use super::rendezvous::Offers;
 use super::{Action, CExpr, Ctx, EvalError, Program, Target, Val};
@@ -77,6 +78,9 @@ pub(crate) struct Explorer<'p> {
     pub(super) offers_entries: usize,
     memo_entries: usize,
     memo_limit: usize,
+    /// `--blocks`: a step runs a thread through a whole reducible block
+    /// (`blocks.rs`).
+    blocks: Option<Arc<Boundaries>>,
 }
 
 /// Memo entries kept at most; past this, successors are recomputed.
@@ -117,6 +121,7 @@ impl<'p> Explorer<'p> {
             offers_entries: 0,
             memo_entries: 0,
             memo_limit: MEMO_LIMIT,
+            blocks: None,
         }
     }
 
@@ -125,6 +130,23 @@ impl<'p> Explorer<'p> {
     pub(crate) fn without_memo(mut self) -> Self {
         self.memo_limit = 0;
         self
+    }
+
+    /// Steps become whole reducible blocks, ending where `b` says (set
+    /// before the first successor is computed).
+    pub(crate) fn with_blocks(mut self, b: Option<Arc<Boundaries>>) -> Self {
+        self.blocks = b;
+        self
+    }
+
+    /// As `with_blocks`, in place (before the first successor).
+    pub(crate) fn set_blocks(&mut self, b: Option<Arc<Boundaries>>) {
+        self.blocks = b;
+    }
+
+    /// The block boundaries steps end at, under `--blocks`.
+    pub(crate) fn blocks(&self) -> Option<&Boundaries> {
+        self.blocks.as_deref()
     }
 
     pub(crate) fn template_id(&self, thread: usize) -> usize {
@@ -291,6 +313,9 @@ impl<'p> Explorer<'p> {
     fn compute(&mut self, thread: usize, g: u32, l: u32) -> Succs {
         if self.prog.scheduler.is_some() {
             return self.compute_macro(thread, g, l);
+        }
+        if let Some(b) = self.blocks.clone() {
+            return self.compute_block(thread, g, l, &b);
         }
         let prog = self.prog;
         let gs: Vec<Val> = self.globals.get(g).to_vec();

@@ -3,10 +3,12 @@
 //! `model::load`; read (never modified) by every engine.
 
 pub(crate) mod access;
+pub(crate) mod blocks;
 pub(crate) mod cexpr;
 pub(crate) mod cooperative;
 pub(crate) mod dense_memo;
 pub(crate) mod explore;
+pub(crate) mod locks;
 pub(crate) mod ops;
 pub(crate) mod ranges;
 pub(crate) mod rendezvous;
@@ -46,6 +48,9 @@ pub(crate) struct Var {
     pub(crate) domain: Domain,
     pub(crate) len: Option<u32>,
     pub(crate) slot: u32,
+    /// Declared `"lock": true` (a scalar global): taken and released only
+    /// as `locks.rs` describes.
+    pub(crate) lock: bool,
 }
 
 /// Variables laid out in slots. For local stores, slot 0 is the pc.
@@ -76,8 +81,16 @@ impl Layout {
             domain,
             len,
             slot: self.slots,
+            lock: false,
         });
         self.slots += len.unwrap_or(1);
+    }
+
+    /// Marks the last variable pushed as a lock.
+    pub(crate) fn mark_last_lock(&mut self) {
+        if let Some(v) = self.vars.last_mut() {
+            v.lock = true;
+        }
     }
 
     pub(crate) fn find(&self, name: &str) -> Option<&Var> {

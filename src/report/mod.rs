@@ -4,6 +4,7 @@
 //! verdict. It also reads its own JSON back: `trace_file.rs` turns a saved
 //! trace into a `Trace` for `weft replay`.
 
+mod blocks;
 pub(crate) mod compact;
 mod exceptions;
 mod json;

@@ -12,6 +12,9 @@ use serde_json::Value;
 
 pub(super) fn run(r: &RunReport) -> String {
     let mut out = format!("weft: model {}, mode {}\n", r.model, r.mode.name());
+    if let Some(b) = &r.blocks {
+        out.push_str(&super::blocks::blocks(b));
+    }
     for o in &r.outcomes {
         out.push_str(&outcome(o));
         if let Some(w) = &o.witness {

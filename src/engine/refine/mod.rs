@@ -259,6 +259,7 @@ fn run_exceptions(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
     stats.finish(start.elapsed());
     let exceptions = exception_products(&exp, &h);
     Ok(RunReport {
+        blocks: None,
         model: prog.name.clone(),
         mode: Mode::Refine,
         outcomes,

@@ -54,8 +54,10 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
     };
     #[cfg(test)]
     let repr = FORCE_FOR_TESTS.with(|f| f.get()).unwrap_or(repr);
+    let blocks = crate::engine::lipton::boundaries(prog, opts)?;
     let search = |repr| -> Result<(Search, Found, Budget), CheckError> {
         let mut s = Search::new(prog, sym.clone(), repr, &props, opts.jobs, opts.max_states)?;
+        s.exp.set_blocks(blocks.clone());
         s.max_depth = opts.max_depth;
         s.keep_going = opts.keep_going;
         if opts.por {
@@ -100,10 +102,16 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
                     if opts.por {
                         reason += " (--por: a real trace, not necessarily a shortest one)";
                     }
+                    if opts.blocks {
+                        reason += " (--blocks: a real trace, shortest in whole blocks)";
+                    }
                     if opts.keep_going {
                         let among = match (&f.budget_hit, f.cut) {
                             (None, None) if opts.por => {
                                 format!("the {explored} states of the reduced state space")
+                            }
+                            (None, None) if opts.blocks => {
+                                format!("the {explored} states outside every block")
                             }
                             (None, None) => format!("all {explored} reachable states"),
                             _ => format!("the {explored} states explored"),
@@ -132,6 +140,12 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
                         "no error state among the {explored} states of the reduced state space (--por preserves every reachable error state and deadlock)"
                     ),
                 ),
+                (None, None) if opts.blocks => Outcome::safe(
+                    property,
+                    format!(
+                        "no error state among the {explored} reachable states where every thread is outside a block (--blocks preserves every reachable error state)"
+                    ),
+                ),
                 (None, None) => Outcome::safe(
                     property,
                     format!("no error state among all {explored} reachable states"),
@@ -142,6 +156,13 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
     outcomes.push(match f.model_error {
         Some((at, msg)) => {
             let mut trace = s.trace(&at);
+            if let Some(b) = blocks.as_deref() {
+                // The error is inside a block from the state found: the
+                // trace goes on into the block, to the failing transition.
+                let mut st = Vec::new();
+                s.visited.packer.unpack(&at.key, &mut st);
+                into_failing_block(&s.exp, b, &st, &mut trace);
+            }
             trace.failure = Some(msg.clone());
             Outcome::violated(
                 MODEL_ERRORS,
@@ -224,6 +245,7 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
     stats.finish(start.elapsed());
     free_in_background(s.visited.len(), &mut s.exp);
     Ok(RunReport {
+        blocks: None,
         model: prog.name.clone(),
         mode: crate::engine::Mode::Standard,
         outcomes,
@@ -231,4 +253,33 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
         invariant: None,
         exceptions: None,
     })
+}
+
+/// Extends a model error's trace, which ends at the Out state `st` (global
+/// id, then a local id per thread), with the steps of the first thread
+/// whose block fails from there (`--blocks`).
+fn into_failing_block(
+    exp: &crate::program::Explorer,
+    b: &crate::program::blocks::Boundaries,
+    st: &[u32],
+    trace: &mut crate::engine::result::Trace,
+) {
+    let prog = exp.prog;
+    let gs = exp.globals.get(st[0]);
+    for t in 0..prog.threads.len() {
+        let ls = exp.local(t, st[1 + t]);
+        if let Some(path) = crate::program::blocks::path_to_error(prog, b, t, gs, ls) {
+            let tpl = prog.template_of(t);
+            for inner in path {
+                trace.steps.push(crate::engine::result::TraceStep {
+                    thread: prog.threads[t].name.clone(),
+                    transition: tpl.transitions[inner.trans as usize].label.clone(),
+                    globals: prog.globals.render(&inner.g),
+                    locals: tpl.render_local(&inner.l),
+                    partner: None,
+                });
+            }
+            return;
+        }
+    }
 }

@@ -49,10 +49,12 @@ use super::result::{
 use super::{Budget, CheckOptions, Mode, POLL_EVERY};
 #[cfg(test)]
 use crate::program::Val;
+use crate::program::blocks::Boundaries;
 use crate::program::{EvalError, Explorer, Program};
 use facts::{Facts, Origin};
 use rows::Rows;
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// The components: single threads, or classes of interchangeable threads.
@@ -122,28 +124,45 @@ impl<'p> ThreadModular<'p> {
     /// Computes the least (R, G).
     #[cfg(test)]
     pub(crate) fn compute(prog: &'p Program) -> ThreadModular<'p> {
-        Self::compute_within(prog, &Budget::new(&CheckOptions::default()))
+        Self::compute_within(prog, &Budget::new(&CheckOptions::default()), None)
     }
 
-    /// Computes (R, G), stopping early (see `stopped`) when a budget runs out.
-    pub(crate) fn compute_within(prog: &'p Program, budget: &Budget) -> ThreadModular<'p> {
+    /// Computes (R, G), stopping early (see `stopped`) when a budget runs
+    /// out; with `blocks`, a step is a whole reducible block (`--blocks`:
+    /// R holds Out locations only, G whole blocks, the IR and IStep of
+    /// Popeea, Rybalchenko and Wilhelm's RULESAFETY).
+    pub(crate) fn compute_within(
+        prog: &'p Program,
+        budget: &Budget,
+        blocks: Option<Arc<Boundaries>>,
+    ) -> ThreadModular<'p> {
         // A shared fact is k thread states: with a cap on them, per thread.
         let share = budget.max_states().is_none();
-        Self::compute_with(prog, budget, share)
+        Self::compute_blocks(prog, budget, share, blocks)
     }
 
     /// As `compute_within`, with sharing between interchangeable threads
     /// on or off (tests compare the two).
+    #[cfg(test)]
     pub(crate) fn compute_with(
         prog: &'p Program,
         budget: &Budget,
         share: bool,
     ) -> ThreadModular<'p> {
+        Self::compute_blocks(prog, budget, share, None)
+    }
+
+    fn compute_blocks(
+        prog: &'p Program,
+        budget: &Budget,
+        share: bool,
+        blocks: Option<Arc<Boundaries>>,
+    ) -> ThreadModular<'p> {
         // Rendezvous pair two distinct threads: kept per thread.
         let share = share && prog.channels.is_empty();
         // Each (component, g, l) is stepped once: memoising successors
         // only costs memory.
-        let exp = Explorer::new(prog).without_memo();
+        let exp = Explorer::new(prog).without_memo().with_blocks(blocks);
         let units = Units::new(&exp, share);
         let k = units.members.len();
         let mut tm = ThreadModular {
@@ -480,7 +499,8 @@ impl<'p> AbstractFixpoint<'p> for ThreadModular<'p> {
 pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, CheckError> {
     let start = Instant::now();
     let selected = abstract_report::prepare(prog, opts, Mode::ThreadModular)?;
-    let tm = ThreadModular::compute_within(prog, &Budget::new(opts));
+    let blocks = crate::engine::lipton::boundaries(prog, opts)?;
+    let tm = ThreadModular::compute_within(prog, &Budget::new(opts), blocks);
     abstract_report::report(prog, &tm, selected, opts, start)
 }
 

@@ -428,6 +428,12 @@ impl<'a> Loader<'a> {
             deadlock,
             scheduler,
         };
+        if program.globals.vars.iter().any(|v| v.lock) {
+            crate::program::locks::analyse(&program).map_err(|m| {
+                let path = &program.templates[m.template].transitions[m.transition].path;
+                Box::new(Diagnostic::new(self.file, path, m.message))
+            })?;
+        }
         Ok(Model {
             program,
             expect,

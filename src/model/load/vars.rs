@@ -36,10 +36,44 @@ impl<'a> Loader<'a> {
             super::budget::check(self.file)?;
             check_ident(&spec, name, "variable")?;
             let (domain, len, slot_init) = self.var_spec(&spec)?;
+            let lock = self.lock_flag(&spec, what, len, &slot_init)?;
             layout.push(name.to_string(), domain, len);
+            if lock {
+                layout.mark_last_lock();
+            }
             init.extend(slot_init);
         }
         Ok((layout, init))
+    }
+
+    /// `"lock": true` on a scalar global that starts free (0 or `false`):
+    /// a lock in the sense of `program/locks.rs`.
+    fn lock_flag(
+        &self,
+        spec: &Node<'a>,
+        what: &str,
+        len: Option<u32>,
+        init: &SlotInit,
+    ) -> LResult<bool> {
+        let Some(n) = spec.get("lock") else {
+            return Ok(false);
+        };
+        let lock = n
+            .value
+            .as_bool()
+            .ok_or_else(|| n.err("`lock` must be true or false"))?;
+        if !lock {
+            return Ok(false);
+        }
+        if what != "globals" {
+            return Err(n.err("a lock must be a global: threads share it"));
+        }
+        if len.is_some() || init.iter().any(|vals| vals[..] != [0]) {
+            return Err(n.err(
+                "a lock starts free: its `init` must be 0 (or `false`), one value, not `any`",
+            ));
+        }
+        Ok(true)
     }
 
     pub(super) fn var_spec(&self, spec: &Node<'a>) -> LResult<(Domain, Option<u32>, SlotInit)> {
@@ -50,12 +84,17 @@ impl<'a> Loader<'a> {
         let ty_s = ty.str("the variable type")?;
         match ty_s {
             "bool" | "int" => {
-                spec.check_keys(&["type", "min", "max", "init"], "a variable spec")?;
+                spec.check_keys(&["type", "min", "max", "init", "lock"], "a variable spec")?;
                 let d = self.scalar_domain(spec, ty_s)?;
                 let init = self.init_values(spec, spec.get("init"), d, None)?;
                 Ok((d, None, init))
             }
             "array" => {
+                if let Some(n) = spec.get("lock") {
+                    return Err(n.err(
+                        "a lock is a scalar global (`bool` or `int`), not an array: declare one global per lock",
+                    ));
+                }
                 spec.check_keys(&["type", "len", "of", "init"], "an array spec")?;
                 let len_node = spec.req("len", "the array length")?;
                 let len = self.number(&len_node, "the array length")?;

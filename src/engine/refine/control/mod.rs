@@ -177,6 +177,7 @@ pub(crate) fn run(
     stats.push("refine_s", round6(refine_time));
     stats.finish(start.elapsed());
     Ok(RunReport {
+        blocks: None,
         model: prog.name.clone(),
         mode: Mode::Refine,
         outcomes,
