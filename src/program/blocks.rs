@@ -8,7 +8,9 @@
 //!
 //! A step is named by the transition it starts with; `block_path` finds
 //! the transitions in between again for a trace. A run-time model error
-//! inside a block is the step's error. A block that cannot reach an Out
+//! inside a block is the step's error, and the store it happens in is a
+//! state of the search too: a thread past its commit may then be unable
+//! to complete its block, which Lipton's argument needs. A block that cannot reach an Out
 //! location (blocked, or looping for ever among In locations: the
 //! inference breaks every cycle of In locations, so only data can do this)
 //! gives no successor.
@@ -40,6 +42,20 @@ impl Explorer<'_> {
             fired.clear();
             if let Some((ti, msg)) = fire_all(prog, thread, &gs, &ls, &mut fired) {
                 out.error.get_or_insert((first.unwrap_or(ti), msg));
+                if let Some(first) = first {
+                    // A transition fails inside the block: the block may not
+                    // complete from here, which the reduction needs of a
+                    // thread past its commit, so this store is a state of
+                    // the search too (as if its location were Out).
+                    let step = Step {
+                        g: self.globals.intern(&gs),
+                        l: self.locals[template].intern(&ls),
+                        trans: first,
+                    };
+                    if ends.insert((step.g, step.l, step.trans)) {
+                        out.steps.push(step);
+                    }
+                }
             }
             for (g2, l2, ti) in fired.drain(..) {
                 let first = first.unwrap_or(ti);
@@ -100,11 +116,10 @@ pub(crate) fn block_path(
                     continue;
                 }
                 parent.insert(child.clone(), (node.clone(), ti));
-                if out_at[child.1[0] as usize] {
-                    if child.0 == to.0 && child.1 == to.1 {
-                        return Some(unwind(&parent, &start, child));
-                    }
-                } else {
+                if child.0 == to.0 && child.1 == to.1 {
+                    return Some(unwind(&parent, &start, child));
+                }
+                if !out_at[child.1[0] as usize] {
                     next.push(child);
                 }
             }

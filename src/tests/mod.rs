@@ -17,6 +17,7 @@ mod derivations;
 mod differential;
 mod incremental;
 mod keep_going;
+mod lipton;
 mod por;
 mod promela;
 mod ranges;

@@ -133,6 +133,11 @@ pub(crate) fn for_options(
             "--blocks cannot be combined with --symmetry or --por yet: use one reduction".into(),
         ));
     }
+    if prog.scheduler.is_some() {
+        return Err(CheckError::Unsupported(
+            "--blocks: a cooperative model's steps are already whole macro-steps".into(),
+        ));
+    }
     let props = selected_properties(prog, &opts.properties);
     if props.iter().any(|&p| prog.properties[p].only_in_deadlocks) {
         return Err(CheckError::Unsupported(
