@@ -22,7 +22,11 @@ pub(super) fn run(r: &RunReport) -> String {
         out.push_str(&Value::Object(m).to_string());
         out.push('\n');
     }
-    out.push_str(&summary(r, stats).to_string());
+    let mut last = summary(r, stats);
+    if let Some(b) = &r.blocks {
+        last["summary"]["blocks"] = serde_json::to_value(b).unwrap_or(Value::Null);
+    }
+    out.push_str(&last.to_string());
     out.push('\n');
     out
 }
