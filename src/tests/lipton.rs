@@ -406,7 +406,9 @@ fn misuse_and_refusals_are_clear() {
             "something else",
         ),
     ] {
-        let err = load(model(t)).err().expect("a misuse is refused");
+        let Err(err) = load(model(t)) else {
+            panic!("a misuse is refused")
+        };
         let text = err.render();
         assert!(text.contains(says), "{text}");
         assert!(text.contains("threads[0].transitions[0]"), "{text}");
