@@ -46,7 +46,7 @@ CASES = [
 def run(path, args):
     times, summary = [], None
     for _ in range(3):
-        out = subprocess.run([WEFT, "check", path, "--format", "json", "--timeout", "600"] + args,
+        out = subprocess.run([WEFT, "check", path, "--format", "json", "--timeout", "60"] + args,
                              capture_output=True, text=True)
         last = json.loads(out.stdout.strip().splitlines()[-1])
         summary = last

@@ -15,7 +15,7 @@
 //! inference breaks every cycle of In locations, so only data can do this)
 //! gives no successor.
 
-use super::explore::{Explorer, Step, Succs, fire_all};
+use super::explore::{Explorer, Succs, fire_all};
 use super::{Program, Val};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -47,27 +47,13 @@ impl Explorer<'_> {
                     // complete from here, which the reduction needs of a
                     // thread past its commit, so this store is a state of
                     // the search too (as if its location were Out).
-                    let step = Step {
-                        g: self.globals.intern(&gs),
-                        l: self.locals[template].intern(&ls),
-                        trans: first,
-                    };
-                    if ends.insert((step.g, step.l, step.trans)) {
-                        out.steps.push(step);
-                    }
+                    self.end_step(template, (&gs, &ls), first, &mut ends, &mut out);
                 }
             }
             for (g2, l2, ti) in fired.drain(..) {
                 let first = first.unwrap_or(ti);
                 if out_at[l2[0] as usize] {
-                    let step = Step {
-                        g: self.globals.intern(&g2),
-                        l: self.locals[template].intern(&l2),
-                        trans: first,
-                    };
-                    if ends.insert((step.g, step.l, step.trans)) {
-                        out.steps.push(step);
-                    }
+                    self.end_step(template, (&g2, &l2), first, &mut ends, &mut out);
                 } else if seen.insert((g2.clone(), l2.clone(), first)) {
                     work.push((g2, l2, Some(first)));
                 }

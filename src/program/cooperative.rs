@@ -22,7 +22,7 @@
 //! give no successor (the run never reaches a scheduling point).
 
 use super::access::Access;
-use super::explore::{Explorer, Step, Succs, fire_all};
+use super::explore::{Explorer, Succs, fire_all};
 use super::{Program, Release, Scheduler, Template, Val};
 use rustc_hash::FxHashSet;
 
@@ -159,14 +159,7 @@ impl Explorer<'_> {
             for (mut g2, l2, ti) in fired.drain(..) {
                 let first = first.unwrap_or(ti);
                 if schedule(prog, thread, ti, &mut g2, &l2) {
-                    let step = Step {
-                        g: self.globals.intern(&g2),
-                        l: self.locals[template].intern(&l2),
-                        trans: first,
-                    };
-                    if ends.insert((step.g, step.l, step.trans)) {
-                        out.steps.push(step);
-                    }
+                    self.end_step(template, (&g2, &l2), first, &mut ends, &mut out);
                 } else if seen.insert((g2.clone(), l2.clone(), first)) {
                     work.push((g2, l2, Some(first)));
                 }

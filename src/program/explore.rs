@@ -139,6 +139,27 @@ impl<'p> Explorer<'p> {
         self
     }
 
+    /// Ends a step of several transitions (a cooperative macro-step, a
+    /// block) at the stores `(g, l)`, named by its `first` transition:
+    /// interned and added to `out` unless `ends` has it already.
+    pub(super) fn end_step(
+        &mut self,
+        template: usize,
+        (g, l): (&[Val], &[Val]),
+        first: u32,
+        ends: &mut rustc_hash::FxHashSet<(u32, u32, u32)>,
+        out: &mut Succs,
+    ) {
+        let step = Step {
+            g: self.globals.intern(g),
+            l: self.locals[template].intern(l),
+            trans: first,
+        };
+        if ends.insert((step.g, step.l, step.trans)) {
+            out.steps.push(step);
+        }
+    }
+
     /// As `with_blocks`, in place (before the first successor).
     pub(crate) fn set_blocks(&mut self, b: Option<Arc<Boundaries>>) {
         self.blocks = b;
