@@ -471,3 +471,26 @@ fn a_cycle_inside_a_block_is_broken_and_reported() {
     assert_eq!(cycle.len(), 1, "{:?}", report.templates[0].locations);
     agree(&prog).unwrap();
 }
+
+/// Models that catch the mutations the generator missed (a helper's
+/// mutation run): a cycle of In locations after a commit (f), a run-time
+/// error inside a block (g), locks held on one path only (h), an acquire
+/// after the commit (i). Each is unsafe; `--blocks` must say so too.
+#[test]
+fn the_mutation_models_are_unsafe_with_blocks() {
+    let dir = common::models_dir().join("../tests/data/lipton");
+    for f in ["f", "g", "h", "i"] {
+        let path = dir.join(format!("mutant-{f}.json"));
+        let prog = crate::model::load_file(&path, &[])
+            .map(crate::model::Model::into_program)
+            .unwrap_or_else(|d| panic!("{}", d.render()));
+        agree(&prog).unwrap_or_else(|e| panic!("{f}: {e}"));
+        let r = engine::check(&prog, Mode::Standard, &opts(true)).unwrap();
+        assert_eq!(r.outcome("p").unwrap().verdict, Verdict::Unsafe, "{f}");
+    }
+    let path = dir.join("mutant-h-misuse.json");
+    let Err(d) = crate::model::load_file(&path, &[]) else {
+        panic!("a release on a path that may not hold the lock is refused")
+    };
+    assert!(d.render().contains("may not hold it"));
+}
