@@ -45,6 +45,7 @@ pub(crate) use movers::Mover;
 use super::result::{BlockLocation, BlockReport, BlockTransition, TemplateBlockReport};
 use super::{CheckError, CheckOptions, Mode, selected_properties};
 use crate::program::Program;
+use crate::program::access::Accesses;
 use crate::program::blocks::Boundaries;
 use crate::program::locks::{self, Locks};
 use std::sync::Arc;
@@ -89,8 +90,10 @@ pub(crate) fn infer(prog: &Program, props: &[usize]) -> Result<Blocks, String> {
         let tr = &prog.templates[m.template].transitions[m.transition];
         format!("{}: {}", tr.path, m.message)
     })?;
-    let pins = movers::Pins::of(prog, props);
-    let classes = movers::classify(prog, &locks, &pins);
+    // One access table for both: what properties see, and races.
+    let acc = Accesses::new(prog);
+    let pins = movers::Pins::of(prog, &acc, props);
+    let classes = movers::classify(prog, &acc, &locks, &pins);
     let templates = prog
         .templates
         .iter()

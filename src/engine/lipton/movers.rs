@@ -67,7 +67,7 @@ struct Disjunct<'e> {
 }
 
 impl Pins {
-    pub(super) fn of(prog: &Program, props: &[usize]) -> Pins {
+    pub(super) fn of(prog: &Program, acc: &Accesses, props: &[usize]) -> Pins {
         let mut pins = Pins {
             forced: prog
                 .templates
@@ -80,13 +80,12 @@ impl Pins {
                 .map(|t| vec![None; t.transitions.len()])
                 .collect(),
         };
-        let acc = Accesses::new(prog);
         for &p in props {
             let prop = &prog.properties[p];
             let mut ds = Vec::new();
             disjuncts(prog, &prop.error, None, &mut ds);
             for d in ds {
-                pins.add(prog, &acc, &prop.name, &d);
+                pins.add(prog, acc, &prop.name, &d);
             }
         }
         pins
@@ -190,10 +189,10 @@ fn conjunction<'e>(prog: &Program, e: &'e CExpr, current: Option<u32>) -> Disjun
 /// each non-mover.
 pub(super) fn classify(
     prog: &Program,
+    acc: &Accesses,
     locks: &Locks,
     pins: &Pins,
 ) -> Vec<Vec<(Mover, Option<String>)>> {
-    let acc = Accesses::new(prog);
     let mut lock_slots = Slots::default();
     for &s in &locks.slots {
         lock_slots.insert(s);
