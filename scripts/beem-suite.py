@@ -65,8 +65,10 @@ def published_edges(gen_dir, model, ident):
 
 
 def run_weft(weft, path, timeout, max_memory):
+    # DiVinE's semantics of a transition that fails at run time (its error
+    # state), as in BEEM's published counts (docs/beem.md, "Overflow").
     cmd = [weft, "check", path, "--format", "json", "--property", "state-space",
-           "--timeout", str(timeout), "--max-memory", str(max_memory)]
+           "--divine-errors", "--timeout", str(timeout), "--max-memory", str(max_memory)]
     start = time.time()
     p = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.time() - start

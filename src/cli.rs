@@ -263,6 +263,12 @@ pub struct CheckArgs {
     /// properties; the way to give a property to a DVE model).
     #[arg(long, value_name = "EXPR")]
     pub error: Option<String>,
+    /// DVE models: a transition that fails at run time (a value out of
+    /// its type, an index out of bounds) leads to DiVinE's error state, as
+    /// in BEEM's published counts, instead of having no successor; still
+    /// reported by `model-errors`. Mode standard only (docs/beem.md).
+    #[arg(long)]
+    pub divine_errors: bool,
     /// Exception set for cartesian-exc from a separate JSON file.
     #[arg(long, value_name = "FILE")]
     pub exceptions: Option<PathBuf>,
@@ -298,6 +304,9 @@ pub struct ReplayArgs {
     /// The error states, as given to `weft check --error` (DVE models).
     #[arg(long, value_name = "EXPR")]
     pub error: Option<String>,
+    /// As given to `weft check --divine-errors` (DVE models).
+    #[arg(long)]
+    pub divine_errors: bool,
 }
 
 #[derive(clap::Args, Debug)]

@@ -22,6 +22,14 @@ pub struct LoadOptions {
     /// `--exceptions FILE`: an exception set for `cartesian-exc`, replacing
     /// the model's own.
     pub exceptions: Option<PathBuf>,
+    /// `--divine-errors`: in a DVE model, a transition that fails at run
+    /// time leads to DiVinE's error state (every variable 0, the first
+    /// process at a location of its own), as in BEEM's published counts,
+    /// instead of having no successor. Only [`Mode::Standard`] without
+    /// reductions explores it.
+    ///
+    /// [`Mode::Standard`]: crate::Mode::Standard
+    pub divine_errors: bool,
     /// `--timeout`: loading stops with a diagnostic whose
     /// [`Diagnostic::budget_exhausted`] says so once this much time has
     /// passed since `started`.
@@ -73,7 +81,12 @@ impl Model {
                 opts.error.as_deref(),
                 exc,
             ),
-            None => crate::model::load_any(path, &opts.params, opts.error.as_deref()),
+            None => crate::model::load_any_with(
+                path,
+                &opts.params,
+                opts.error.as_deref(),
+                opts.divine_errors,
+            ),
         })
     }
 
@@ -125,7 +138,7 @@ impl Model {
         path: impl AsRef<Path>,
         error: Option<&str>,
     ) -> Result<(serde_json::Value, Vec<String>), Box<Diagnostic>> {
-        crate::model::load::to_json(path.as_ref(), error)
+        crate::model::load::to_json(path.as_ref(), error, false)
     }
 
     /// Checks the model in `mode`.

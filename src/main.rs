@@ -107,6 +107,7 @@ fn run(cli: Cli, started: std::time::Instant) -> Result<u8, Failure> {
                     params: args.params.clone(),
                     error: args.error.clone(),
                     exceptions: args.exceptions.clone(),
+                    divine_errors: args.divine_errors,
                     timeout,
                     max_memory_bytes: memory_budget,
                     started: Some(started),
@@ -290,12 +291,14 @@ fn load_warning(
     path: &Path,
     params: Vec<(String, i64)>,
     error: Option<String>,
+    divine_errors: bool,
 ) -> Result<Model, Failure> {
     let model = Model::load_with(
         path,
         &LoadOptions {
             params,
             error,
+            divine_errors,
             ..LoadOptions::default()
         },
     )?;
@@ -309,7 +312,7 @@ fn load_warning(
 /// state, 1 when it does not.
 fn replay(args: ReplayArgs) -> Result<u8, Failure> {
     let without_error = args.error.is_none();
-    let model = load_warning(&args.model, args.params, args.error)?;
+    let model = load_warning(&args.model, args.params, args.error, args.divine_errors)?;
     let saved = weft::SavedTrace::load(&args.trace, args.property.as_deref())?;
     let report = model
         .replay(&saved.trace, saved.property.as_deref())
@@ -328,7 +331,7 @@ fn replay(args: ReplayArgs) -> Result<u8, Failure> {
 
 /// `weft simulate`: exit 1 when a run found an error, else 0.
 fn simulate(args: SimulateArgs) -> Result<u8, Failure> {
-    let model = load_warning(&args.model, args.params, args.error)?;
+    let model = load_warning(&args.model, args.params, args.error, false)?;
     // Without --seed, a seed from the clock, small enough to retype.
     let seed = args.seed.unwrap_or_else(|| {
         let now = std::time::SystemTime::now()

@@ -382,6 +382,28 @@ pub(crate) fn abstract_model_error_outcome(
 
 /// Runs one mode. Errors are refusals (a property or model the mode cannot
 /// handle), reported to the user as such.
+/// A program with an error state (`program/error_state.rs`) is explored by
+/// `standard` alone: the abstract modes and the reductions do not know that
+/// a failing transition leads there.
+fn refuse_error_state(prog: &Program, mode: Mode, opts: &CheckOptions) -> Result<(), CheckError> {
+    if prog.error_state.is_none() {
+        return Ok(());
+    }
+    let mode_name = format!("mode {}", mode.name());
+    let used = [
+        (mode != Mode::Standard, mode_name.as_str()),
+        (opts.por, "--por"),
+        (opts.symmetry, "--symmetry"),
+        (opts.blocks, "--blocks"),
+    ];
+    match used.iter().find(|(on, _)| *on) {
+        None => Ok(()),
+        Some((_, what)) => Err(CheckError::Unsupported(format!(
+            "the model sends a transition that fails at run time to an error state (`error-state`, DiVinE's semantics, which --divine-errors asks of a DVE file); only mode standard without --por, --symmetry or --blocks explores it, not {what}: drop --divine-errors (a failing transition is then a model error, reported by `model-errors`)"
+        ))),
+    }
+}
+
 pub(crate) fn check(
     prog: &Program,
     mode: Mode,
@@ -430,6 +452,7 @@ pub(crate) fn check(
             mode.name()
         )));
     }
+    refuse_error_state(prog, mode, opts)?;
     let blocks = lipton::for_options(prog, mode, opts)?;
     crate::phase::enter(crate::Phase::Searching);
     let mut report = match mode {

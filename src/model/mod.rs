@@ -10,8 +10,10 @@ pub(crate) mod resolve;
 
 pub use diag::Diagnostic;
 #[cfg(test)]
+pub(crate) use load::load_any;
+#[cfg(test)]
 pub(crate) use load::load_file;
-pub(crate) use load::{load_any, load_str};
+pub(crate) use load::{load_any_with, load_str};
 
 use crate::engine::{Mode, Verdict};
 use crate::program::Program;

@@ -55,6 +55,9 @@ pub(crate) struct Step {
 pub(crate) struct Succs {
     pub(crate) steps: Vec<Step>,
     pub(crate) error: Option<(u32, String)>,
+    /// How many transitions failed (each leads to the program's error
+    /// state, if it has one: `error_state.rs`).
+    pub(crate) failures: u32,
 }
 
 /// Mutable exploration context over a program: store interners and the
@@ -342,10 +345,12 @@ impl<'p> Explorer<'p> {
         let gs: Vec<Val> = self.globals.get(g).to_vec();
         let ls: Vec<Val> = self.local(thread, l).to_vec();
         let mut fired = Vec::new();
-        let error = fire_all(prog, thread, &gs, &ls, &mut fired);
+        let mut failures = 0;
+        let error = fire_all_counting(prog, thread, &gs, &ls, &mut fired, &mut failures);
         let mut out = Succs {
             steps: Vec::with_capacity(fired.len()),
             error,
+            failures,
         };
         for (g2, l2, trans) in fired {
             out.steps.push(Step {
@@ -368,6 +373,19 @@ pub(crate) fn fire_all(
     gs: &[Val],
     ls: &[Val],
     out: &mut Vec<(Vec<Val>, Vec<Val>, u32)>,
+) -> Option<(u32, String)> {
+    fire_all_counting(prog, thread, gs, ls, out, &mut 0)
+}
+
+/// As `fire_all`, adding to `failures` the number of transitions that
+/// failed.
+fn fire_all_counting(
+    prog: &Program,
+    thread: usize,
+    gs: &[Val],
+    ls: &[Val],
+    out: &mut Vec<(Vec<Val>, Vec<Val>, u32)>,
+    failures: &mut u32,
 ) -> Option<(u32, String)> {
     let th = &prog.threads[thread];
     let tpl = &prog.templates[th.template as usize];
@@ -407,6 +425,7 @@ pub(crate) fn fire_all(
             Ok(())
         });
         if let Err(EvalError(msg)) = fired {
+            *failures += 1;
             if error.is_none() {
                 error = Some((ti, format!("{}: {msg}", tr.path)));
             }

@@ -7,6 +7,7 @@ pub(crate) mod blocks;
 pub(crate) mod cexpr;
 pub(crate) mod cooperative;
 pub(crate) mod dense_memo;
+pub(crate) mod error_state;
 pub(crate) mod explore;
 pub(crate) mod locks;
 pub(crate) mod ops;
@@ -14,6 +15,7 @@ pub(crate) mod ranges;
 pub(crate) mod rendezvous;
 
 pub(crate) use cexpr::{CExpr, Ctx, EvalError, StateView, Val};
+pub(crate) use error_state::ErrorState;
 pub(crate) use explore::{Explorer, Succs};
 
 /// The domain of one scalar (a variable or an array cell).
@@ -302,6 +304,10 @@ pub(crate) struct Program {
     /// `"scheduling": "cooperative"`: a step of a thread is a whole
     /// macro-step (`cooperative.rs`).
     pub(crate) scheduler: Option<Scheduler>,
+    /// `"error-state"`: a transition that fails at run time leads to this
+    /// state (DiVinE's semantics, `error_state.rs`) as well as being a
+    /// model error.
+    pub(crate) error_state: Option<ErrorState>,
 }
 
 impl Program {

@@ -25,6 +25,8 @@ pub(crate) struct Offers {
     /// (transition, channel).
     pub(crate) recvs: Vec<(u32, u32)>,
     pub(crate) error: Option<String>,
+    /// Every sync transition whose guard or value failed.
+    pub(crate) failed: Vec<u32>,
 }
 
 impl Offers {
@@ -45,6 +47,10 @@ pub(crate) struct SyncStep {
     pub(crate) l_send: u32,
     pub(crate) l_recv: u32,
 }
+
+/// A rendezvous that fails at run time: the thread and its sync transition,
+/// and the receiver and its transition when the pair's effects failed.
+pub(crate) type SyncFailure = (usize, u32, Option<(usize, u32)>);
 
 /// Stores after a rendezvous: (globals, sender's local, receiver's local).
 type RendezvousResult = (Vec<Val>, Vec<Val>, Vec<Val>);
@@ -111,6 +117,7 @@ impl Explorer<'_> {
             match value {
                 Ok((c, v)) => out.sends.push((ti, c, v)),
                 Err(EvalError(m)) => {
+                    out.failed.push(ti);
                     out.error.get_or_insert(format!("{}: {m}", tr.path));
                 }
             }
@@ -124,10 +131,27 @@ impl Explorer<'_> {
     /// sender's effects run, then the receive and the receiver's effects.
     /// Also returns the first run-time model error met.
     pub(crate) fn sync_steps(&mut self, g: u32, locals: &[u32]) -> (Vec<SyncStep>, Option<String>) {
+        let (steps, error, _) = self.sync_steps_failing(g, locals);
+        (steps, error)
+    }
+
+    /// As `sync_steps`, with every rendezvous that fails at run time: a
+    /// sync transition whose guard or value fails (no partner), or a pair
+    /// whose effects fail.
+    pub(crate) fn sync_steps_failing(
+        &mut self,
+        g: u32,
+        locals: &[u32],
+    ) -> (Vec<SyncStep>, Option<String>, Vec<SyncFailure>) {
         let offers: Vec<Arc<Offers>> = (0..locals.len())
             .map(|t| self.offers(t, g, locals[t]))
             .collect();
         let mut error = offers.iter().find_map(|o| o.error.clone());
+        let mut failed: Vec<SyncFailure> = offers
+            .iter()
+            .enumerate()
+            .flat_map(|(t, o)| o.failed.iter().map(move |&tr| (t, tr, None)))
+            .collect();
         let mut out = Vec::new();
         for (t1, o1) in offers.iter().enumerate() {
             for &(tr1, c, value) in &o1.sends {
@@ -140,6 +164,7 @@ impl Explorer<'_> {
                         match self.fire(g, send, (t2, locals[t2], tr2)) {
                             Ok(steps) => out.extend(steps),
                             Err(m) => {
+                                failed.push((t1, tr1, Some((t2, tr2))));
                                 error.get_or_insert(m);
                             }
                         }
@@ -147,7 +172,7 @@ impl Explorer<'_> {
                 }
             }
         }
-        (out, error)
+        (out, error, failed)
     }
 
     /// Fires one sender (thread, local, send transition, value) with one

@@ -101,7 +101,7 @@ fn published_state_and_transition_counts_are_reproduced() {
             assert_eq!(deadlock.verdict, want, "{} deadlock", row.file);
         }
         // `weft convert` output loads and gives the same count.
-        let (json, _) = crate::model::load::to_json(&path, None).unwrap();
+        let (json, _) = crate::model::load::to_json(&path, None, false).unwrap();
         let again = common::load_value(&json);
         let r2 = engine::check(&again, Mode::Standard, &CheckOptions::default()).unwrap();
         assert_eq!(
@@ -122,9 +122,10 @@ fn published_state_and_transition_counts_are_reproduced() {
 
 /// Every BEEM instance with a complete published count of at most a million
 /// states (tests/data/beem/suite.csv, written by scripts/beem-import.py from
-/// BEEM's results.xml and stat.xml, anderson.1 left out): states, and where
-/// BEEM publishes them, edges, BFS levels and states of out-degree 0. The
-/// larger instances are run by scripts/beem-suite.py (docs/beem.md).
+/// BEEM's results.xml and stat.xml): states, and where BEEM publishes them,
+/// edges, BFS levels and states of out-degree 0, with DiVinE's error state
+/// (`--divine-errors`: anderson.1 overflows). The larger instances are run
+/// by scripts/beem-suite.py (docs/beem.md).
 #[test]
 fn published_counts_of_the_whole_suite_up_to_a_million_states() {
     let text = std::fs::read_to_string(data().join("suite.csv")).unwrap();
@@ -134,7 +135,7 @@ fn published_counts_of_the_whole_suite_up_to_a_million_states() {
         let f: Vec<&str> = line.split(',').collect();
         let num = |i: usize| f.get(i).and_then(|s| s.parse::<u64>().ok());
         let path = data().join(f[0]);
-        let prog = crate::model::load_any(&path, &[], None)
+        let prog = crate::model::load_any_with(&path, &[], None, true)
             .map(crate::model::Model::into_program)
             .unwrap_or_else(|d| panic!("{}", d.render()));
         let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
@@ -156,7 +157,7 @@ fn published_counts_of_the_whole_suite_up_to_a_million_states() {
         }
         checked += 1;
     }
-    assert_eq!(checked, 175, "rows of suite.csv");
+    assert_eq!(checked, 176, "rows of suite.csv");
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
@@ -457,20 +458,35 @@ fn an_out_of_range_assignment_is_a_model_error_as_in_divines_interpreter() {
 }
 
 #[test]
-fn anderson_1_overflows_and_its_count_rules_out_wrap_around() {
+fn anderson_1_overflows_and_divines_error_state_gives_its_published_count() {
     // anderson.1 (N = 2, ERROR = 1): `next = next + 1` passes 255. BEEM
     // publishes 347,039 states. Wrap-around would give 352,664 (5,625
-    // more); refusing the assignment gives 347,036: three fewer, which are
-    // error states DiVinE's interpreter stored (docs/beem.md, "Overflow").
+    // more). weft's model error drops the transition: 347,036, and
+    // `model-errors` reports it. DiVinE's interpreter goes to its error
+    // state instead (every variable 0, P_0 nowhere), from which P_1 still
+    // takes two steps: 3 more states, the published count
+    // (docs/beem.md, "Overflow").
     let path = data().join("dve/anderson.1.dve");
-    let prog = crate::model::load_any(&path, &[], None)
-        .map(crate::model::Model::into_program)
-        .unwrap_or_else(|d| panic!("{}", d.render()));
-    let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
-    assert_eq!(stat(&r, "states"), 347_036);
-    let o = r.outcome("model-errors").expect("model-errors is checked");
+    let run = |divine_errors| {
+        let prog = crate::model::load_any_with(&path, &[], None, divine_errors)
+            .map(crate::model::Model::into_program)
+            .unwrap_or_else(|d| panic!("{}", d.render()));
+        engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap()
+    };
+    let dropped = run(false);
+    assert_eq!(stat(&dropped, "states"), 347_036);
+    let o = dropped
+        .outcome("model-errors")
+        .expect("model-errors is checked");
     assert_eq!(o.verdict, Verdict::Unsafe);
     assert!(o.reason.contains("`next` gets 256"), "{}", o.reason);
+    let divine = run(true);
+    assert_eq!(stat(&divine, "states"), 347_039);
+    let o = divine
+        .outcome("model-errors")
+        .expect("model-errors is checked");
+    assert_eq!(o.verdict, Verdict::Unsafe, "the overflow is still reported");
+    assert!(o.reason.contains("goes to the error state"), "{}", o.reason);
 }
 
 #[test]

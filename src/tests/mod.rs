@@ -15,6 +15,7 @@ mod deadlock;
 mod depth;
 mod derivations;
 mod differential;
+mod divine_errors;
 mod incremental;
 mod keep_going;
 mod lipton;

@@ -12,6 +12,7 @@
 //! another model or a hand-edited one fails at the step where it stops
 //! fitting; `why.rs` words why a step does not re-execute.
 
+mod error_state;
 mod stores;
 mod why;
 
@@ -163,6 +164,20 @@ impl Replayer<'_> {
             label: &step.transition,
             locals: locals(prog.template_of(t), &step.thread, &step.locals)?,
         };
+        let partner = match &step.partner {
+            None => None,
+            Some(p) => {
+                let u = self.thread(&p.thread)?;
+                Some(Side {
+                    thread: u,
+                    label: &p.transition,
+                    locals: locals(prog.template_of(u), &p.thread, &p.locals)?,
+                })
+            }
+        };
+        if let Some(next) = self.error_state_step(state, &mover, partner.as_ref(), &g)? {
+            return Ok(next);
+        }
         match &step.partner {
             None => self.single(state, &mover, &g),
             Some(p) => {

@@ -89,6 +89,9 @@ struct Search<'p> {
     reducer: Option<Reducer>,
     /// `--por`: states expanded by fewer threads than could move.
     reduced_states: u64,
+    /// The program's error state, packed (`program/error_state.rs`): the
+    /// successor of every transition that fails at run time.
+    error_key: Option<Vec<u64>>,
 }
 
 impl<'p> Search<'p> {
@@ -156,7 +159,13 @@ impl<'p> Search<'p> {
             stop: AtomicBool::new(false),
             reducer: None,
             reduced_states: 0,
+            error_key: None,
         };
+        if let Some(st) = s.exp.error_state() {
+            let mut key = Vec::new();
+            s.visited.packer.pack(&st, &mut key);
+            s.error_key = Some(key);
+        }
         let mut packed = Vec::new();
         for st in s.initial_stored() {
             s.visited.packer.pack(&st, &mut packed);
@@ -227,6 +236,7 @@ impl<'p> Search<'p> {
             budget,
             stop: &self.stop,
             decisions,
+            error_key: self.error_key.as_deref(),
         };
         let more = self.on_workers(deferred.len(), || {
             shared.run_parts(deferred.len(), |k, w, b| {
@@ -286,13 +296,17 @@ impl<'p> Search<'p> {
                 return false;
             }
             self.visited.packer.unpack(level.packed(i), &mut state);
-            let (steps, error) = self.exp.sync_steps(state[0], &state[1..]);
+            let (steps, error, failed) = self.exp.sync_steps_failing(state[0], &state[1..]);
             if error.is_some() {
                 let c = Candidate {
                     index: i as u32,
                     finding: Finding::SyncError,
                 };
                 b.note_error(Some(c), level);
+                if let Some(key) = &self.error_key {
+                    b.transitions += failed.len() as u64;
+                    self.visited.insert(key);
+                }
             }
             for st in steps {
                 if decisions
@@ -348,7 +362,11 @@ impl<'p> Search<'p> {
                     .error
                     .as_ref()
                     .map_or_else(String::new, |(_, m)| m.clone());
-                format!("{} cannot move: {msg}", prog.threads[t].name)
+                let name = &prog.threads[t].name;
+                match prog.error_state {
+                    Some(_) => format!("{name} fails and goes to the error state: {msg}"),
+                    None => format!("{name} cannot move: {msg}"),
+                }
             }
             Finding::SyncError => {
                 let msg = self.exp.sync_steps(g, locals).1.unwrap_or_default();
@@ -424,6 +442,7 @@ impl<'p> Search<'p> {
                     budget,
                     stop: &self.stop,
                     decisions: decisions.as_ref(),
+                    error_key: self.error_key.as_deref(),
                 };
                 let part = self.expand_parallel(&shared, start..end);
                 batch = batch.merge(part, &level);

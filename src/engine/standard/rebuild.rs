@@ -86,6 +86,13 @@ impl Search<'_> {
         if let Some(ctr) = self.ctr.clone() {
             return self.moves_counted(&ctr, st);
         }
+        // A transition that fails at run time leads to the error state, if
+        // the program has one (`program/error_state.rs`).
+        let error_state = self.error_key.as_ref().map(|key| {
+            let mut e = Vec::new();
+            self.visited.packer.unpack(key, &mut e);
+            e
+        });
         let mut out = Vec::new();
         for t in 0..st.len() - 1 {
             let succs = self.exp.successors(t, st[0], st[1 + t]);
@@ -95,9 +102,13 @@ impl Search<'_> {
                 next[1 + t] = step.l;
                 out.push((t, step.trans, None, next));
             }
+            if let (Some((trans, _)), Some(e)) = (&succs.error, &error_state) {
+                out.push((t, *trans, None, e.clone()));
+            }
         }
         if !self.exp.prog.channels.is_empty() {
-            for sy in self.exp.sync_steps(st[0], &st[1..]).0 {
+            let (steps, _, failed) = self.exp.sync_steps_failing(st[0], &st[1..]);
+            for sy in steps {
                 let mut next = st.to_vec();
                 next[0] = sy.g;
                 next[1 + sy.sender] = sy.l_send;
@@ -108,6 +119,9 @@ impl Search<'_> {
                     Some((sy.receiver, sy.recv_trans)),
                     next,
                 ));
+            }
+            if let Some(e) = &error_state {
+                out.extend(failed.into_iter().map(|(t, tr, p)| (t, tr, p, e.clone())));
             }
         }
         out
@@ -143,7 +157,10 @@ impl Search<'_> {
         // a candidate that differs in more cannot precede the target, and
         // most candidates are ruled out so, without computing their moves
         // (in parallel, on the search's workers).
-        let most = if self.exp.prog.channels.is_empty() {
+        // The error state differs from its predecessors everywhere.
+        let most = if self.error_key.as_deref() == Some(target) {
+            usize::MAX
+        } else if self.exp.prog.channels.is_empty() {
             1
         } else {
             2

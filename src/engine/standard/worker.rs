@@ -50,6 +50,9 @@ pub(super) struct Shared<'a, 'p> {
     pub(super) stop: &'a AtomicBool,
     /// `--por`: the threads each state of the level is expanded by.
     pub(super) decisions: Option<&'a Decisions>,
+    /// The program's error state, packed: the successor of every
+    /// transition that fails at run time (`program/error_state.rs`).
+    pub(super) error_key: Option<&'a [u64]>,
 }
 
 impl Shared<'_, '_> {
@@ -192,6 +195,10 @@ impl Shared<'_, '_> {
         }
         if succs.error.is_some() {
             self.note(b, i, Finding::Stuck(t as u32));
+            if let Some(key) = self.error_key {
+                b.transitions += u64::from(succs.failures);
+                self.visited.push(&mut w.batch, key);
+            }
         }
         let packer = &self.visited.packer;
         for step in &succs.steps {

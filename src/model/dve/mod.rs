@@ -25,11 +25,13 @@
 mod ast;
 mod emit;
 mod emit_expr;
+mod error_state;
 mod lex;
 mod parse;
 
 use super::diag::Diagnostic;
 use super::expr::Span;
+pub(crate) use error_state::add_error_state;
 use lex::line_col;
 use parse::Parser;
 use serde_json::Value;

@@ -18,6 +18,7 @@ use std::path::Path;
 pub(crate) mod budget;
 mod cooperative;
 mod deadlock;
+mod error_state;
 mod properties;
 mod templates;
 mod vars;
@@ -50,18 +51,31 @@ pub(crate) fn load_file(path: &Path, params: &[(String, i64)]) -> LResult<Model>
 /// Reads a model of either kind: weft/1 JSON, or DVE (by the `.dve`
 /// extension), translated first. `error`, if given, replaces the model's
 /// properties with one named `error` (the `--error` option).
+#[cfg(test)]
 pub(crate) fn load_any(
     path: &Path,
     params: &[(String, i64)],
     error: Option<&str>,
 ) -> LResult<Model> {
-    Ok(load_any_with_names(path, params, error)?.0)
+    Ok(load_any_with_names(path, params, error, false)?.0)
+}
+
+/// As `load_any`; `divine_errors`: a DVE model sends a transition that
+/// fails at run time to DiVinE's error state (`program/error_state.rs`).
+pub(crate) fn load_any_with(
+    path: &Path,
+    params: &[(String, i64)],
+    error: Option<&str>,
+    divine_errors: bool,
+) -> LResult<Model> {
+    Ok(load_any_with_names(path, params, error, divine_errors)?.0)
 }
 
 fn load_any_with_names(
     path: &Path,
     params: &[(String, i64)],
     error: Option<&str>,
+    divine_errors: bool,
 ) -> LResult<(Model, Names)> {
     let is_dve = path.extension().and_then(|e| e.to_str()) == Some("dve");
     if !is_dve && error.is_none() {
@@ -70,7 +84,7 @@ fn load_any_with_names(
         return load_with_names(&text, &file, params);
     }
     let file = path.display().to_string();
-    let (value, warnings, map) = translate(path, error)?;
+    let (value, warnings, map) = translate(path, error, divine_errors)?;
     let loaded = load_with_names(&value.to_string(), &file, params);
     let (mut prog, names) = match (loaded, map) {
         (Ok(p), _) => p,
@@ -82,8 +96,12 @@ fn load_any_with_names(
 }
 
 /// The model at `path` as weft/1 JSON (DVE translated), with warnings.
-pub(crate) fn to_json(path: &Path, error: Option<&str>) -> LResult<(Value, Vec<String>)> {
-    let (value, warnings, _) = translate(path, error)?;
+pub(crate) fn to_json(
+    path: &Path,
+    error: Option<&str>,
+    divine_errors: bool,
+) -> LResult<(Value, Vec<String>)> {
+    let (value, warnings, _) = translate(path, error, divine_errors)?;
     Ok((value, warnings))
 }
 
@@ -91,11 +109,15 @@ pub(crate) fn to_json(path: &Path, error: Option<&str>) -> LResult<(Value, Vec<S
 fn translate(
     path: &Path,
     error: Option<&str>,
+    divine_errors: bool,
 ) -> LResult<(Value, Vec<String>, Option<super::dve::SourceMap>)> {
     let (file, text) = read_model(path, "model")?;
     if path.extension().and_then(|e| e.to_str()) == Some("dve") {
         budget::enter(&file, crate::Phase::Translating)?;
-        let t = super::dve::to_weft(&text, &file, error)?;
+        let mut t = super::dve::to_weft(&text, &file, error)?;
+        if divine_errors {
+            super::dve::add_error_state(&mut t.model);
+        }
         return Ok((t.model, t.warnings, Some(t.map)));
     }
     let mut value: Value = serde_json::from_str(text.trim_start_matches('\u{feff}'))
@@ -155,7 +177,7 @@ pub(crate) fn load_with_exceptions(
     error: Option<&str>,
     exceptions: &Path,
 ) -> LResult<Model> {
-    let (mut prog, names) = load_any_with_names(path, params, error)?;
+    let (mut prog, names) = load_any_with_names(path, params, error, false)?;
     let (efile, etext) = read_model(exceptions, "exceptions")?;
     budget::enter(&efile, crate::Phase::Exceptions)?;
     let value = parse_json(&etext, &efile, "exceptions")?;
@@ -257,6 +279,7 @@ impl<'a> Loader<'a> {
                 "check-deadlock",
                 "scheduling",
                 "events",
+                "error-state",
             ],
             "the model",
         )?;
@@ -365,7 +388,7 @@ impl<'a> Loader<'a> {
         for (i, raw) in raws.into_iter().enumerate() {
             templates.push(self.template(i, raw)?);
         }
-        let threads = self
+        let threads: Vec<Thread> = self
             .names
             .templates
             .iter()
@@ -414,6 +437,7 @@ impl<'a> Loader<'a> {
             Some(e) => expect(&e)?,
             None => Vec::new(),
         };
+        let error_state = self.error_state(root, &globals, &templates, &threads)?;
         let program = Program {
             name,
             description,
@@ -427,6 +451,7 @@ impl<'a> Loader<'a> {
             channels: self.names.channels.clone(),
             deadlock,
             scheduler,
+            error_state,
         };
         if program.globals.vars.iter().any(|v| v.lock) {
             crate::program::locks::analyse(&program).map_err(|m| {
