@@ -454,10 +454,11 @@ pub(crate) fn check(
     }
     refuse_error_state(prog, mode, opts)?;
     let blocks = lipton::for_options(prog, mode, opts)?;
+    let bounds = blocks.as_ref().map(|b| std::sync::Arc::new(b.boundaries()));
     crate::phase::enter(crate::Phase::Searching);
     let mut report = match mode {
-        Mode::Standard => standard::run(prog, opts),
-        Mode::ThreadModular => thread_modular::run(prog, opts),
+        Mode::Standard => standard::run(prog, opts, bounds),
+        Mode::ThreadModular => thread_modular::run(prog, opts, bounds),
         Mode::CartesianExc => cartesian::run(prog, opts),
         Mode::Refine => refine::run(prog, opts),
     }?;

@@ -353,6 +353,9 @@ pub struct Invariant {
     pub form: InvariantForm,
     /// The global variables' layout, to describe sets of global stores.
     pub(crate) globals: Layout,
+    /// Computed with `--blocks`: R holds thread states at Out locations
+    /// only, and G the effect of whole blocks.
+    pub blocks: bool,
 }
 
 /// The shapes of abstract fixpoints.

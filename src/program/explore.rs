@@ -390,53 +390,70 @@ fn fire_all_counting(
     let th = &prog.threads[thread];
     let tpl = &prog.templates[th.template as usize];
     let mut error = None;
-    let mut results: Vec<(Vec<Val>, Vec<Val>)> = Vec::new();
     for &ti in &tpl.outgoing[ls[0] as usize] {
-        let tr = &tpl.transitions[ti as usize];
-        if tr.sync.is_some() {
+        if tpl.transitions[ti as usize].sync.is_some() {
             continue; // fires only in a rendezvous (`sync_steps`)
         }
-        let ctx = Ctx {
-            g: gs,
-            tid: th.tid,
-            template: th.template as usize,
-            l: ls,
-            state: None,
-            terms: &[],
-        };
-        let enabled = match &tr.guard {
-            None => Ok(true),
-            Some(e) => e.eval(&ctx).map(|v| v != 0),
-        };
-        let fired = enabled.and_then(|on| {
-            results.clear();
-            if on {
-                let mut g2 = gs.to_vec();
-                let mut l2 = ls.to_vec();
-                execute(
-                    &tr.actions,
-                    th.tid,
-                    th.template as usize,
-                    &mut g2,
-                    &mut l2,
-                    &mut results,
-                )?;
+        match fire_one(prog, thread, ti, gs, ls) {
+            Ok(results) => out.extend(results.into_iter().map(|(g2, l2)| (g2, l2, ti))),
+            Err(EvalError(msg)) => {
+                *failures += 1;
+                if error.is_none() {
+                    let tr = &tpl.transitions[ti as usize];
+                    error = Some((ti, format!("{}: {msg}", tr.path)));
+                }
             }
-            Ok(())
-        });
-        if let Err(EvalError(msg)) = fired {
-            *failures += 1;
-            if error.is_none() {
-                error = Some((ti, format!("{}: {msg}", tr.path)));
-            }
-            continue;
-        }
-        for (g2, mut l2) in results.drain(..) {
-            l2[0] = tr.to as Val;
-            out.push((g2, l2, ti));
         }
     }
     error
+}
+
+/// A global store and a local store.
+pub(crate) type Stores = (Vec<Val>, Vec<Val>);
+
+/// Fires transition `ti` of `thread` (not a rendezvous) from the stores
+/// `gs`, `ls` if its guard holds: the resulting stores, at its target (one
+/// per value of an `any`; none when the guard is false), or the run-time
+/// error of its guard or actions.
+pub(crate) fn fire_one(
+    prog: &Program,
+    thread: usize,
+    ti: u32,
+    gs: &[Val],
+    ls: &[Val],
+) -> Result<Vec<Stores>, EvalError> {
+    let th = &prog.threads[thread];
+    let tpl = &prog.templates[th.template as usize];
+    let tr = &tpl.transitions[ti as usize];
+    let ctx = Ctx {
+        g: gs,
+        tid: th.tid,
+        template: th.template as usize,
+        l: ls,
+        state: None,
+        terms: &[],
+    };
+    let on = match &tr.guard {
+        None => true,
+        Some(e) => e.eval(&ctx)? != 0,
+    };
+    let mut results = Vec::new();
+    if on {
+        let mut g2 = gs.to_vec();
+        let mut l2 = ls.to_vec();
+        execute(
+            &tr.actions,
+            th.tid,
+            th.template as usize,
+            &mut g2,
+            &mut l2,
+            &mut results,
+        )?;
+    }
+    for (_, l2) in &mut results {
+        l2[0] = tr.to as Val;
+    }
+    Ok(results)
 }
 
 /// Runs `actions` in order on copies of the stores; `any` forks one branch

@@ -59,8 +59,9 @@ fn template(t: &TemplateBlockReport) -> String {
     }
     for tr in t.transitions.iter().filter(|tr| tr.why.is_some()) {
         out.push_str(&format!(
-            "      `{}` is nm: {}\n",
+            "      `{}` is {}: {}\n",
             tr.label,
+            tr.mover,
             tr.why.as_deref().unwrap_or_default()
         ));
     }

@@ -165,6 +165,9 @@ fn invariant(inv: &Invariant) -> String {
             let mut text = String::from(
                 "  invariant (per thread: R as local stores and the global stores they occur with; then G as the writes it allows and the global stores they leave from):\n",
             );
+            if inv.blocks {
+                text.push_str("  (--blocks: R at the Out locations only, G the effect of whole blocks, from Out location to Out location; `--show blocks` lists them)\n");
+            }
             for t in threads {
                 // R is ordered by global store: collect each store's local
                 // stores, then group the stores seen with the same locals.

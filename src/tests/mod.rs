@@ -19,6 +19,7 @@ mod divine_errors;
 mod incremental;
 mod keep_going;
 mod lipton;
+mod lipton_commute;
 mod por;
 mod promela;
 mod ranges;

@@ -112,6 +112,7 @@ impl<'p> AbstractFixpoint<'p> for Cartesian<'p> {
         Invariant {
             form: self.invariant_form(),
             globals: self.exp.prog.globals.clone(),
+            blocks: false,
         }
     }
 }

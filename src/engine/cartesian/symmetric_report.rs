@@ -203,6 +203,7 @@ impl<'p> AbstractFixpoint<'p> for Symmetric<'p> {
         Invariant {
             form: self.invariant_form(),
             globals: self.exp.prog.globals.clone(),
+            blocks: false,
         }
     }
 }

@@ -9,9 +9,11 @@
 //! 2. a mover class per transition (§V-A, Example 4: `movers.rs`): an
 //!    acquire is a right mover, a release a left mover, a transition that
 //!    races with another thread's (a common global, one of them writing,
-//!    no lock held by both) a non-mover, any other a both-mover; and,
-//!    beyond the paper, a transition that can change what a checked
-//!    property reads is a non-mover (its visibility);
+//!    no lock held by both) a non-mover, any other a both-mover, unless
+//!    the race commutes on every pair of thread states where both can be
+//!    taken (`commute.rs`: the semantic check over a thread-modular
+//!    pre-pass); and, beyond the paper, a transition that can change what
+//!    a checked property reads is a non-mover (its visibility);
 //! 3. the phases (§V-B, HC2) and the In and Out locations (`phases.rs`):
 //!    a block is R* [N] L*, a location is In when it is inside one.
 //!
@@ -37,6 +39,7 @@
 //! run-time model error is a step of its own thread that reads what its
 //! transition reads, so it commutes as the transition does.
 
+mod commute;
 mod movers;
 mod phases;
 
@@ -48,7 +51,6 @@ use crate::program::Program;
 use crate::program::access::Accesses;
 use crate::program::blocks::Boundaries;
 use crate::program::locks::{self, Locks};
-use std::sync::Arc;
 
 /// The inferred blocks of one template.
 #[derive(Clone, Debug)]
@@ -149,20 +151,6 @@ pub(crate) fn for_options(
     }
     infer(prog, &props)
         .map(Some)
-        .map_err(|why| CheckError::Unsupported(format!("--blocks: {why}")))
-}
-
-/// Where steps end under `--blocks`, for an engine.
-pub(crate) fn boundaries(
-    prog: &Program,
-    opts: &CheckOptions,
-) -> Result<Option<Arc<Boundaries>>, CheckError> {
-    if !opts.blocks {
-        return Ok(None);
-    }
-    let props = selected_properties(prog, &opts.properties);
-    infer(prog, &props)
-        .map(|b| Some(Arc::new(b.boundaries())))
         .map_err(|why| CheckError::Unsupported(format!("--blocks: {why}")))
 }
 

@@ -21,6 +21,7 @@
 //! are non-movers. A rendezvous, or a transition that reads other threads'
 //! stores, is a non-mover too.
 
+use super::commute::Reach;
 use crate::engine::atoms::Atoms;
 use crate::program::access::{Accesses, Slots};
 use crate::program::locks::Locks;
@@ -193,6 +194,8 @@ pub(super) fn classify(
     locks: &Locks,
     pins: &Pins,
 ) -> Vec<Vec<(Mover, Option<String>)>> {
+    // The semantic check's pre-pass, run once, at the first race.
+    let mut reach: Option<Option<Reach>> = None;
     let mut lock_slots = Slots::default();
     for &s in &locks.slots {
         lock_slots.insert(s);
@@ -254,19 +257,28 @@ pub(super) fn classify(
                         return (Mover::Non, Some(format!("can change what `{p}` reads")));
                     }
                     let me = &touch[ti][j];
-                    for (ui, utpl) in prog.templates.iter().enumerate() {
-                        if !other_thread(ti, ui) {
-                            continue;
+                    let races: Vec<(usize, usize)> = (0..prog.templates.len())
+                        .filter(|&ui| other_thread(ti, ui))
+                        .flat_map(|ui| {
+                            let hits = touch[ui].iter().enumerate().filter(|(_, o)| race(me, o));
+                            hits.map(move |(k, _)| (ui, k))
+                        })
+                        .collect();
+                    let mut note = None;
+                    if let Some(&(ui, k)) = races.first() {
+                        let utpl = &prog.templates[ui];
+                        let with = format!("races with {}'s `{}`", utpl.name, utpl.transitions[k].label);
+                        let reach = reach.get_or_insert_with(|| Reach::compute(prog));
+                        let commutes = reach
+                            .as_ref()
+                            .is_some_and(|r| every_pair_commutes(prog, r, (ti, j), &races));
+                        if !commutes {
+                            return (Mover::Non, Some(with));
                         }
-                        for (k, other) in touch[ui].iter().enumerate() {
-                            if race(me, other) {
-                                let why = format!(
-                                    "races with {}'s `{}`",
-                                    utpl.name, utpl.transitions[k].label
-                                );
-                                return (Mover::Non, Some(why));
-                            }
-                        }
+                        note = Some(format!(
+                            "{with}{}, but they commute wherever both can be taken (semantic check)",
+                            if races.len() > 1 { " (and others)" } else { "" }
+                        ));
                     }
                     let ops = locks.ops[ti][j];
                     match (ops.acquires != 0, ops.releases != 0) {
@@ -274,12 +286,37 @@ pub(super) fn classify(
                             Mover::Non,
                             Some("takes and releases locks at once".to_string()),
                         ),
-                        (true, false) => (Mover::Right, None),
-                        (false, true) => (Mover::Left, None),
-                        (false, false) => (Mover::Both, None),
+                        (true, false) => (Mover::Right, note),
+                        (false, true) => (Mover::Left, note),
+                        (false, false) => (Mover::Both, note),
                     }
                 })
                 .collect()
         })
         .collect()
+}
+
+/// Does transition `j` of template `ti` commute with each racing
+/// transition `(template, index)` of `races`, for every thread of `ti` and
+/// every other thread of the racing template (`commute.rs`)?
+fn every_pair_commutes(
+    prog: &Program,
+    reach: &Reach,
+    (ti, j): (usize, usize),
+    races: &[(usize, usize)],
+) -> bool {
+    let threads_of = |tpl: usize| {
+        prog.threads
+            .iter()
+            .enumerate()
+            .filter(move |(_, th)| th.template as usize == tpl)
+            .map(|(t, _)| t)
+    };
+    threads_of(ti).all(|t| {
+        races.iter().all(|&(ui, k)| {
+            threads_of(ui)
+                .filter(|&u| u != t)
+                .all(|u| reach.commute(prog, (t, j as u32), (u, k as u32)))
+        })
+    })
 }

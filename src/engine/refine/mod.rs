@@ -270,6 +270,7 @@ fn run_exceptions(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
                 exceptions: exceptions.clone(),
             },
             globals: prog.globals.clone(),
+            blocks: false,
         }),
         exceptions: Some(RefinedExceptions {
             threads: prog.threads.iter().map(|t| t.name.clone()).collect(),

@@ -11,8 +11,10 @@ use super::super::{Budget, CheckOptions, MODEL_ERRORS, Mode, next, selected_prop
 use super::FORCE_FOR_TESTS;
 use super::{Found, Repr, Search};
 use crate::engine::CheckError;
+use crate::program::blocks::Boundaries;
 use crate::program::{Explorer, Program};
 use serde_json::Value;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
@@ -37,7 +39,12 @@ fn free_in_background(states: usize, exp: &mut Explorer) {
         .spawn(move || drop((globals, locals)));
 }
 
-pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, CheckError> {
+/// `blocks`: where steps end under `--blocks` (`lipton::for_options`).
+pub(crate) fn run(
+    prog: &Program,
+    opts: &CheckOptions,
+    blocks: Option<Arc<Boundaries>>,
+) -> Result<RunReport, CheckError> {
     let start = Instant::now();
     let props = selected_properties(prog, &opts.properties);
     let sym = if opts.symmetry {
@@ -54,7 +61,6 @@ pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
     };
     #[cfg(test)]
     let repr = FORCE_FOR_TESTS.with(|f| f.get()).unwrap_or(repr);
-    let blocks = crate::engine::lipton::boundaries(prog, opts)?;
     let search = |repr| -> Result<(Search, Found, Budget), CheckError> {
         let mut s = Search::new(prog, sym.clone(), repr, &props, opts.jobs, opts.max_states)?;
         s.exp.set_blocks(blocks.clone());

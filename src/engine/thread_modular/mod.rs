@@ -47,7 +47,6 @@ use super::result::{
     Stats, ThreadSummary, Witness, WitnessThread,
 };
 use super::{Budget, CheckOptions, Mode, POLL_EVERY};
-#[cfg(test)]
 use crate::program::Val;
 use crate::program::blocks::Boundaries;
 use crate::program::{EvalError, Explorer, Program};
@@ -217,7 +216,6 @@ impl<'p> ThreadModular<'p> {
     }
 
     /// R for thread t, as values (global store, local store).
-    #[cfg(test)]
     pub(crate) fn reach_values(&self, t: usize) -> FxHashSet<(Vec<Val>, Vec<Val>)> {
         let rows = &self.rows[self.units.unit_of[t]];
         let mut out = FxHashSet::default();
@@ -492,14 +490,19 @@ impl<'p> AbstractFixpoint<'p> for ThreadModular<'p> {
         Invariant {
             form: InvariantForm::ThreadModular(self.summaries()),
             globals: self.exp.prog.globals.clone(),
+            blocks: self.exp.blocks().is_some(),
         }
     }
 }
 
-pub(crate) fn run(prog: &Program, opts: &CheckOptions) -> Result<RunReport, CheckError> {
+/// `blocks`: where steps end under `--blocks` (`lipton::for_options`).
+pub(crate) fn run(
+    prog: &Program,
+    opts: &CheckOptions,
+    blocks: Option<Arc<Boundaries>>,
+) -> Result<RunReport, CheckError> {
     let start = Instant::now();
     let selected = abstract_report::prepare(prog, opts, Mode::ThreadModular)?;
-    let blocks = crate::engine::lipton::boundaries(prog, opts)?;
     let tm = ThreadModular::compute_within(prog, &Budget::new(opts), blocks);
     abstract_report::report(prog, &tm, selected, opts, start)
 }

@@ -510,6 +510,7 @@ impl<'p> AbstractFixpoint<'p> for Oracle<'p> {
         Invariant {
             form: InvariantForm::ThreadModular(self.summaries()),
             globals: self.exp.prog.globals.clone(),
+            blocks: false,
         }
     }
 }

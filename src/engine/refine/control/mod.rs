@@ -217,6 +217,7 @@ fn invariant(exp: &Explorer, fx: &ControlFixpoint, part: &Partition) -> Invarian
             products,
         },
         globals: prog.globals.clone(),
+        blocks: false,
     }
 }
 
