@@ -57,6 +57,19 @@ pub(crate) trait StateView {
 }
 
 impl<'a> Ctx<'a> {
+    /// The context of thread `th` at the stores `g`, `l` (a guard or a
+    /// transition's expressions).
+    pub(crate) fn thread(th: &super::Thread, g: &'a [Val], l: &'a [Val]) -> Ctx<'a> {
+        Ctx {
+            g,
+            tid: th.tid,
+            template: th.template as usize,
+            l,
+            state: None,
+            terms: &[],
+        }
+    }
+
     /// A context with no current thread (global-only or whole-state
     /// predicates).
     pub(crate) fn global(g: &'a [Val], state: Option<&'a dyn StateView>) -> Ctx<'a> {

@@ -316,14 +316,7 @@ impl<'p> Explorer<'p> {
         let th = &prog.threads[thread];
         let tpl = &prog.templates[th.template as usize];
         let ls = self.local(thread, l);
-        let ctx = Ctx {
-            g: self.globals.get(g),
-            tid: th.tid,
-            template: th.template as usize,
-            l: ls,
-            state: None,
-            terms: &[],
-        };
+        let ctx = Ctx::thread(th, self.globals.get(g), ls);
         tpl.outgoing[ls[0] as usize].iter().any(|&ti| {
             let tr = &tpl.transitions[ti as usize];
             tr.sync.is_none()
@@ -425,14 +418,7 @@ pub(crate) fn fire_one(
     let th = &prog.threads[thread];
     let tpl = &prog.templates[th.template as usize];
     let tr = &tpl.transitions[ti as usize];
-    let ctx = Ctx {
-        g: gs,
-        tid: th.tid,
-        template: th.template as usize,
-        l: ls,
-        state: None,
-        terms: &[],
-    };
+    let ctx = Ctx::thread(th, gs, ls);
     let on = match &tr.guard {
         None => true,
         Some(e) => e.eval(&ctx)? != 0,

@@ -80,14 +80,7 @@ impl Explorer<'_> {
         for &ti in &tpl.outgoing[ls[0] as usize] {
             let tr = &tpl.transitions[ti as usize];
             let Some(op) = &tr.sync else { continue };
-            let ctx = Ctx {
-                g: gs,
-                tid: th.tid,
-                template: th.template as usize,
-                l: ls,
-                state: None,
-                terms: &[],
-            };
+            let ctx = Ctx::thread(th, gs, ls);
             let on = match &tr.guard {
                 None => Ok(true),
                 Some(e) => e.eval(&ctx).map(|v| v != 0),

@@ -37,14 +37,7 @@ impl Replayer<'_> {
                         from.join(" or ")
                     );
                 }
-                let ctx = Ctx {
-                    g: gs,
-                    tid: th.tid,
-                    template: th.template as usize,
-                    l: ls,
-                    state: None,
-                    terms: &[],
-                };
+                let ctx = Ctx::thread(th, gs, ls);
                 let guard = tr.guard_source.as_deref().unwrap_or("(compiled)");
                 match tr.guard.as_ref().map(|e| e.eval(&ctx)) {
                     Some(Ok(0)) => format!("its guard `{guard}` is false in {here}"),
@@ -67,14 +60,7 @@ impl Replayer<'_> {
     /// Why a transition whose guard holds made no step: its value or its
     /// assignments fail at run time.
     fn fails(&self, tr: &Transition, th: &Thread, gs: &[Val], ls: &[Val], here: &str) -> String {
-        let ctx = Ctx {
-            g: gs,
-            tid: th.tid,
-            template: th.template as usize,
-            l: ls,
-            state: None,
-            terms: &[],
-        };
+        let ctx = Ctx::thread(th, gs, ls);
         if let Some(SyncOp::Send { value: Some(e), .. }) = &tr.sync
             && let Err(e) = e.eval(&ctx)
         {
