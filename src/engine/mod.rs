@@ -380,14 +380,17 @@ pub(crate) fn abstract_model_error_outcome(
     }
 }
 
-/// Runs one mode. Errors are refusals (a property or model the mode cannot
-/// handle), reported to the user as such.
 /// A program with an error state (`program/error_state.rs`) is explored by
 /// `standard` alone: the abstract modes and the reductions do not know that
 /// a failing transition leads there.
 fn refuse_error_state(prog: &Program, mode: Mode, opts: &CheckOptions) -> Result<(), CheckError> {
     if prog.error_state.is_none() {
         return Ok(());
+    }
+    if prog.scheduler.is_some() {
+        return Err(CheckError::Unsupported(
+            "a cooperative model cannot have an error state (`error-state`): a macro-step that fails is a model error".into(),
+        ));
     }
     let mode_name = format!("mode {}", mode.name());
     let used = [
@@ -404,6 +407,8 @@ fn refuse_error_state(prog: &Program, mode: Mode, opts: &CheckOptions) -> Result
     }
 }
 
+/// Runs one mode. Errors are refusals (a property or model the mode cannot
+/// handle), reported to the user as such.
 pub(crate) fn check(
     prog: &Program,
     mode: Mode,

@@ -48,6 +48,9 @@ pub(crate) struct SyncStep {
     pub(crate) l_recv: u32,
 }
 
+/// A send as paired: (transition, channel, value, failed).
+type Offered = (u32, u32, Option<i64>, bool);
+
 /// A rendezvous that fails at run time: the thread and its sync transition,
 /// and the receiver and its transition when the pair's effects failed.
 pub(crate) type SyncFailure = (usize, u32, Option<(usize, u32)>);
@@ -128,9 +131,16 @@ impl Explorer<'_> {
         (steps, error)
     }
 
-    /// As `sync_steps`, with every rendezvous that fails at run time: a
-    /// sync transition whose guard or value fails (no partner), or a pair
-    /// whose effects fail.
+    /// As `sync_steps`, with every rendezvous that fails at run time (the
+    /// sending thread and transition, and the receiver's when the pair
+    /// fails; a failing offer alone has no partner).
+    ///
+    /// With the program's error state (`error_state.rs`), the pairs are
+    /// DiVinE's (`dve_explicit_system_t::compute_enabled_stage1/2`): a send
+    /// or receive whose guard (or sent value) fails still pairs with every
+    /// partner on its channel, and the pair fails if its send failed or
+    /// any receive on the channel failed; a failing offer with no partner
+    /// is no step at all.
     pub(crate) fn sync_steps_failing(
         &mut self,
         g: u32,
@@ -140,17 +150,57 @@ impl Explorer<'_> {
             .map(|t| self.offers(t, g, locals[t]))
             .collect();
         let mut error = offers.iter().find_map(|o| o.error.clone());
-        let mut failed: Vec<SyncFailure> = offers
-            .iter()
-            .enumerate()
-            .flat_map(|(t, o)| o.failed.iter().map(move |&tr| (t, tr, None)))
-            .collect();
+        let divine = self.prog.error_state.is_some();
+        let mut failed: Vec<SyncFailure> = Vec::new();
+        if !divine {
+            failed.extend(
+                offers
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(t, o)| o.failed.iter().map(move |&tr| (t, tr, None))),
+            );
+        }
+        // Per thread: its sends and its receives, each marked failed or not.
+        let channel =
+            |t: usize, tr: u32| match &self.prog.template_of(t).transitions[tr as usize].sync {
+                Some(SyncOp::Send { channel, .. }) => (*channel, true),
+                Some(SyncOp::Recv { channel, .. }) => (*channel, false),
+                None => (u32::MAX, false),
+            };
+        let mut sends: Vec<Vec<Offered>> = Vec::new();
+        let mut recvs: Vec<Vec<(u32, u32, bool)>> = Vec::new();
+        let mut bad_channel: Vec<u32> = Vec::new();
+        for (t, o) in offers.iter().enumerate() {
+            let mut s: Vec<_> = o
+                .sends
+                .iter()
+                .map(|&(tr, c, v)| (tr, c, v, false))
+                .collect();
+            let mut r: Vec<_> = o.recvs.iter().map(|&(tr, c)| (tr, c, false)).collect();
+            if divine {
+                for &tr in &o.failed {
+                    match channel(t, tr) {
+                        (c, true) => s.push((tr, c, None, true)),
+                        (c, false) => {
+                            r.push((tr, c, true));
+                            bad_channel.push(c);
+                        }
+                    }
+                }
+            }
+            sends.push(s);
+            recvs.push(r);
+        }
         let mut out = Vec::new();
-        for (t1, o1) in offers.iter().enumerate() {
-            for &(tr1, c, value) in &o1.sends {
-                for (t2, o2) in offers.iter().enumerate() {
-                    for &(tr2, c2) in &o2.recvs {
+        for (t1, ss) in sends.iter().enumerate() {
+            for &(tr1, c, value, send_failed) in ss {
+                for (t2, rs) in recvs.iter().enumerate() {
+                    for &(tr2, c2, _) in rs {
                         if c != c2 || t1 == t2 {
+                            continue;
+                        }
+                        if send_failed || bad_channel.contains(&c) {
+                            failed.push((t1, tr1, Some((t2, tr2))));
                             continue;
                         }
                         let send = (t1, locals[t1], tr1, value);

@@ -149,3 +149,42 @@ fn a_wrong_error_state_is_refused_at_its_place() {
     let e = refused(m);
     assert!(e.contains("outside `x`'s domain 1..255"), "{e}");
 }
+
+#[test]
+fn a_failing_rendezvous_pairs_as_in_divine() {
+    // S sends `a[i]` with i out of bounds; R receives; Q moves once. The
+    // pair fails: from both states of Q, into the error state E (S at
+    // `error`, R at r0, Q at q0, i = 0), where only Q moves (S is dead, so
+    // R never receives). States: 2 + E + E'; edges: 2 + 1 + 1.
+    let src = "byte a[1]; byte i = 1; channel c;\n\
+        process S { state s0, s1; init s0; trans s0 -> s1 { sync c!a[i]; }; }\n\
+        process R { byte v; state r0, r1; init r0; trans r0 -> r1 { sync c?v; }; }\n\
+        process Q { state q0, q1; init q0; trans q0 -> q1 {}; }\n\
+        system async;";
+    assert_eq!(counts(&load(src, None, true)), (4, 4, 1));
+    assert_eq!(counts(&load(src, None, false)).0, 2);
+    // With no receiver, a failing send is no step at all (DiVinE pairs
+    // before it evaluates).
+    let alone = src.replace(
+        "process R { byte v; state r0, r1; init r0; trans r0 -> r1 { sync c?v; }; }\n",
+        "",
+    );
+    assert_eq!(counts(&load(&alone, None, true)).0, 2);
+    // A receive whose guard fails makes every pair on its channel fail:
+    // S with R2 too (DiVinE's channel error flag), 2 edges into E, where
+    // nothing moves.
+    let flagged = "byte a[1]; byte i = 1; channel c;\n\
+        process S { state s0, s1; init s0; trans s0 -> s1 { sync c!0; }; }\n\
+        process R1 { byte v; state r0, r1; init r0; trans r0 -> r1 { guard a[i] == 0; sync c?v; }; }\n\
+        process R2 { byte v; state r0, r1; init r0; trans r0 -> r1 { sync c?v; }; }\n\
+        system async;";
+    assert_eq!(counts(&load(flagged, None, true)), (2, 2, 1));
+    // A trace into the error state through a failing pair replays.
+    let model = load(src, Some("S@error && Q@q1"), true);
+    let r = model
+        .check(Mode::Standard, &CheckOptions::default())
+        .unwrap();
+    let trace = r.outcome("error").unwrap().trace.as_ref().unwrap();
+    assert_eq!(trace.steps.len(), 2);
+    assert!(model.replay(trace, Some("error")).unwrap().confirmed());
+}

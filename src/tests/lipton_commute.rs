@@ -108,3 +108,42 @@ fn races_that_do_not_commute_stay_non_movers() {
     let prog = model(&["c := 1"], Some(&["c := 1"]));
     assert_eq!(blocks(&prog, 0).0[0].0, "bm");
 }
+
+#[test]
+fn a_race_with_a_rendezvous_is_never_lifted() {
+    // T sets x then z; U sends x to W. The send reads x, so T's `x := 1`
+    // races with it; on the global store alone both orders agree, but the
+    // rendezvous also moves W, whose y tells them apart. The error needs
+    // the rendezvous between T's two steps: `--blocks` must keep that
+    // interleaving, so `x := 1` stays a non-mover.
+    let m = json!({
+        "name": "send-race",
+        "globals": {
+            "x": {"type": "int", "min": 0, "max": 1, "init": 0},
+            "z": {"type": "int", "min": 0, "max": 1, "init": 0}
+        },
+        "channels": ["c"],
+        "threads": [
+            {"name": "T", "start": "L0", "transitions": [
+                {"from": "L0", "to": "L1", "do": "x := 1"},
+                {"from": "L1", "to": "L2", "do": "z := 1"}]},
+            {"name": "U", "start": "s0", "transitions": [
+                {"from": "s0", "to": "s1", "sync": "c!x"}]},
+            {"name": "W", "start": "r0",
+             "locals": {"y": {"type": "int", "min": 0, "max": 1, "init": 0}},
+             "transitions": [{"from": "r0", "to": "r1", "sync": "c?y"}]}
+        ],
+        "properties": [{"name": "between", "error": "W.y == 1 && z == 0"}]
+    });
+    let prog = common::load_value(&m);
+    let (movers, _) = blocks(&prog, 0);
+    assert_eq!(movers[0].0, "nm", "{movers:?}");
+    for blocks in [false, true] {
+        let opts = CheckOptions {
+            blocks,
+            ..CheckOptions::default()
+        };
+        let r = engine::check(&prog, Mode::Standard, &opts).unwrap();
+        assert_eq!(r.verdict(), Verdict::Unsafe, "--blocks {blocks}");
+    }
+}

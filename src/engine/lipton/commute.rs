@@ -10,9 +10,11 @@
 //! `thread_modular/`): every reachable state projects to a pair (g, l_i),
 //! (g, l_j) of its R with one global store. On every such pair at the two
 //! sources, the check fires τ then σ and σ then τ: both orders must give
-//! the same set of outcomes (global store and both locals), so neither
-//! enables or disables the other and the results agree; a run-time error
-//! in either order fails the check. Then τ;σ = σ;τ on every reachable
+//! the same set of outcomes (global store and both locals: one disables
+//! the other only if it does in both orders), and a run-time error in
+//! either order fails the check. A rendezvous (a step of two threads) and
+//! a transition that reads other threads' stores are never lifted
+//! (`movers.rs`). Then τ;σ = σ;τ on every reachable
 //! state, which is what the race rule in `movers.rs` would otherwise deny.
 //!
 //! The pre-pass runs only when some race is in question, under a state cap
@@ -29,7 +31,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Thread states the pre-pass may reach before it is given up.
 const PRE_PASS_STATES: usize = 200_000;
-/// Pairs of thread states examined per pair of transitions, at most.
+/// Pairs of thread states examined per pair of transitions of two threads,
+/// at most.
 const PAIR_CHECKS: usize = 200_000;
 
 /// The pre-pass's R per thread, by global store: the local stores.

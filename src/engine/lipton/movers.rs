@@ -271,7 +271,7 @@ pub(super) fn classify(
                         let reach = reach.get_or_insert_with(|| Reach::compute(prog));
                         let commutes = reach
                             .as_ref()
-                            .is_some_and(|r| every_pair_commutes(prog, r, (ti, j), &races));
+                            .is_some_and(|r| every_pair_commutes(prog, acc, r, (ti, j), &races));
                         if !commutes {
                             return (Mover::Non, Some(with));
                         }
@@ -298,13 +298,22 @@ pub(super) fn classify(
 
 /// Does transition `j` of template `ti` commute with each racing
 /// transition `(template, index)` of `races`, for every thread of `ti` and
-/// every other thread of the racing template (`commute.rs`)?
+/// every other thread of the racing template (`commute.rs`)? Never with a
+/// rendezvous (a step of two threads, which `commute.rs` does not fire) or
+/// a transition that reads other threads' stores.
 fn every_pair_commutes(
     prog: &Program,
+    acc: &Accesses,
     reach: &Reach,
     (ti, j): (usize, usize),
     races: &[(usize, usize)],
 ) -> bool {
+    let single = |u: usize, k: usize| {
+        prog.templates[u].transitions[k].sync.is_none() && !acc.single[u][k].whole_state
+    };
+    if !races.iter().all(|&(ui, k)| single(ui, k)) {
+        return false;
+    }
     let threads_of = |tpl: usize| {
         prog.threads
             .iter()

@@ -303,7 +303,7 @@ impl<'p> Search<'p> {
                     finding: Finding::SyncError,
                 };
                 b.note_error(Some(c), level);
-                if let Some(key) = &self.error_key {
+                if let Some(key) = self.error_key.as_ref().filter(|_| !failed.is_empty()) {
                     b.transitions += failed.len() as u64;
                     self.visited.insert(key);
                 }
@@ -369,8 +369,14 @@ impl<'p> Search<'p> {
                 }
             }
             Finding::SyncError => {
-                let msg = self.exp.sync_steps(g, locals).1.unwrap_or_default();
-                format!("a rendezvous cannot happen: {msg}")
+                let (_, msg, failed) = self.exp.sync_steps_failing(g, locals);
+                let msg = msg.unwrap_or_default();
+                match prog.error_state {
+                    Some(_) if !failed.is_empty() => {
+                        format!("a rendezvous fails and goes to the error state: {msg}")
+                    }
+                    _ => format!("a rendezvous cannot happen: {msg}"),
+                }
             }
         }
     }

@@ -81,7 +81,11 @@ fn load_any_with_names(
     if !is_dve && error.is_none() {
         // Straight from the text: keeps line numbers in every message.
         let (file, text) = read_model(path, "model")?;
-        return load_with_names(&text, &file, params);
+        let mut loaded = load_with_names(&text, &file, params)?;
+        if divine_errors {
+            loaded.0.warnings.push(ignored_divine_errors(&file));
+        }
+        return Ok(loaded);
     }
     let file = path.display().to_string();
     let (value, warnings, map) = translate(path, error, divine_errors)?;
@@ -92,7 +96,16 @@ fn load_any_with_names(
         (Err(d), None) => return Err(d),
     };
     prog.warnings.splice(0..0, warnings);
+    if divine_errors && !is_dve {
+        prog.warnings.push(ignored_divine_errors(&file));
+    }
     Ok((prog, names))
+}
+
+fn ignored_divine_errors(file: &str) -> String {
+    format!(
+        "{file}: --divine-errors applies to DVE files; a weft/1 model asks for the error state with its own `error-state`"
+    )
 }
 
 /// The model at `path` as weft/1 JSON (DVE translated), with warnings.
