@@ -4,6 +4,7 @@
 //! drive the command line or the public API live in tests/.
 
 mod beem;
+mod beem_bakery;
 mod budgets;
 mod cartesian;
 mod cartesian_classes;
