@@ -407,7 +407,7 @@ impl Decider {
                     }
                     if !next_index.contains_key(w.as_slice()) {
                         if next_vectors.len() >= MAX_VECTORS {
-                            return Err(EvalError(format!(
+                            return Err(EvalError::new(format!(
                                 "the property's decision procedure tracked more than {MAX_VECTORS} combinations of count(...) and named-instance values at one global store; split the property, or use --mode standard"
                             )));
                         }

@@ -82,7 +82,7 @@ pub(crate) fn report<'p, F: AbstractFixpoint<'p>>(
             .find_error(&mut |g, cands| deciders[k].witness(fx.explorer(), g, cands))
             .map_err(|e| CheckError::Evaluation {
                 what: format!("property `{property}`"),
-                message: e.0,
+                message: *e.0,
             })?;
         outcomes.push(match (found, fx.stopped(), &stop_next) {
             (Some((g, choice, part)), _, _) => {

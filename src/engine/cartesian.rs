@@ -204,7 +204,7 @@ impl<'p> Cartesian<'p> {
                 let (set, why) = ExceptionSet::from_entries(&exp, &gs, &universe, &mut stop)
                     .map_err(|e| CheckError::Evaluation {
                         what: "the exception set".into(),
-                        message: e.0,
+                        message: *e.0,
                     })?;
                 match why {
                     // A partial E decides nothing: it is dropped.

@@ -270,7 +270,7 @@ impl<'a> Resolver<'a> {
         if let (CExpr::Const(u), CExpr::Const(v)) = (&x, &y) {
             let v = binop(op, *u, *v).map_err(|e| {
                 self.src
-                    .err(span, e.0.clone(), "evaluated when the model is loaded")
+                    .err(span, *e.0, "evaluated when the model is loaded")
             })?;
             return Ok((CExpr::Const(v), out));
         }

@@ -7,9 +7,19 @@ use super::ops::{BinOp, UnOp};
 /// A value in a store. Bools are 0/1.
 pub(crate) type Val = i32;
 
-/// An evaluation failure that the model itself causes at run time.
+/// An evaluation failure that the model itself causes at run time. The
+/// message is boxed so that `Result<i64, EvalError>` is two words, which
+/// the evaluator's recursion returns in registers (a `String` made it
+/// three, returned through memory).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct EvalError(pub String);
+#[allow(clippy::box_collection)]
+pub(crate) struct EvalError(pub Box<String>);
+
+impl EvalError {
+    pub(crate) fn new(message: String) -> EvalError {
+        EvalError(Box::new(message))
+    }
+}
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum CExpr {
@@ -86,7 +96,7 @@ impl<'a> Ctx<'a> {
 
 fn index(len: u32, name: &str, i: i64) -> Result<u32, EvalError> {
     if i < 0 || i >= len as i64 {
-        Err(EvalError(format!(
+        Err(EvalError::new(format!(
             "array index {i} is out of bounds for `{name}` (length {len})"
         )))
     } else {
@@ -117,9 +127,9 @@ impl CExpr {
                 let a = a.eval(c)?;
                 match op {
                     UnOp::Not => (a == 0) as i64,
-                    UnOp::Neg => a
-                        .checked_neg()
-                        .ok_or_else(|| EvalError(format!("arithmetic overflow in `-({a})`")))?,
+                    UnOp::Neg => a.checked_neg().ok_or_else(|| {
+                        EvalError::new(format!("arithmetic overflow in `-({a})`"))
+                    })?,
                     UnOp::BitNot => !a,
                     UnOp::ToInt => a,
                 }
@@ -164,7 +174,7 @@ impl CExpr {
 
     fn view<'c>(&self, c: &Ctx<'c>) -> Result<&'c dyn StateView, EvalError> {
         c.state.ok_or_else(|| {
-            EvalError("internal: a whole-state predicate was evaluated on one thread".into())
+            EvalError::new("internal: a whole-state predicate was evaluated on one thread".into())
         })
     }
 
@@ -186,14 +196,15 @@ impl CExpr {
     }
 }
 
+#[inline]
 pub(crate) fn binop(op: BinOp, x: i64, y: i64) -> Result<i64, EvalError> {
-    let ovf = || EvalError(format!("arithmetic overflow in `{x} {} {y}`", op.symbol()));
+    let ovf = || EvalError::new(format!("arithmetic overflow in `{x} {} {y}`", op.symbol()));
     Ok(match op {
         BinOp::Add => x.checked_add(y).ok_or_else(ovf)?,
         BinOp::Sub => x.checked_sub(y).ok_or_else(ovf)?,
         BinOp::Mul => x.checked_mul(y).ok_or_else(ovf)?,
         BinOp::Div | BinOp::Rem if y == 0 => {
-            return Err(EvalError(format!(
+            return Err(EvalError::new(format!(
                 "division by zero in `{x} {} {y}`",
                 op.symbol()
             )));

@@ -4,41 +4,11 @@
 
 use super::blocks::Boundaries;
 use super::dense_memo::DenseMemo;
+pub(crate) use super::interner::Interner;
 use super::rendezvous::Offers;
 use super::{Action, CExpr, Ctx, EvalError, Program, Target, Val};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
-
-/// Interns stores (global or local) to dense `u32` ids.
-#[derive(Default)]
-pub(crate) struct Interner {
-    map: FxHashMap<Box<[Val]>, u32>,
-    items: Vec<Box<[Val]>>,
-}
-
-impl Interner {
-    pub(crate) fn intern(&mut self, store: &[Val]) -> u32 {
-        if let Some(&id) = self.map.get(store) {
-            return id;
-        }
-        let id = self.items.len() as u32;
-        let boxed: Box<[Val]> = store.into();
-        self.items.push(boxed.clone());
-        self.map.insert(boxed, id);
-        id
-    }
-    #[cfg(test)]
-    pub(crate) fn lookup(&self, store: &[Val]) -> Option<u32> {
-        self.map.get(store).copied()
-    }
-    pub(crate) fn get(&self, id: u32) -> &[Val] {
-        &self.items[id as usize]
-    }
-    /// Stores interned.
-    pub(crate) fn len(&self) -> usize {
-        self.items.len()
-    }
-}
 
 /// One step of one thread.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -79,6 +49,9 @@ pub(crate) struct Explorer<'p> {
     /// their number (bounded by `MEMO_LIMIT` too).
     pub(super) offers_memo: Vec<FxHashMap<(u32, u32), Arc<Offers>>>,
     pub(super) offers_entries: usize,
+    /// Per template and location: does a sync transition leave it? A
+    /// thread elsewhere offers no rendezvous, and its memo is not asked.
+    pub(super) sync_at: Vec<Vec<bool>>,
     memo_entries: usize,
     memo_limit: usize,
     /// `--blocks`: a step runs a thread through a whole reducible block
@@ -122,6 +95,19 @@ impl<'p> Explorer<'p> {
             class_template,
             offers_memo: (0..classes).map(|_| FxHashMap::default()).collect(),
             offers_entries: 0,
+            sync_at: prog
+                .templates
+                .iter()
+                .map(|tpl| {
+                    tpl.outgoing
+                        .iter()
+                        .map(|out| {
+                            out.iter()
+                                .any(|&ti| tpl.transitions[ti as usize].sync.is_some())
+                        })
+                        .collect()
+                })
+                .collect(),
             memo_entries: 0,
             memo_limit: MEMO_LIMIT,
             blocks: None,
@@ -474,7 +460,7 @@ pub(crate) fn execute(
         Some(e) => {
             let v = e.eval(&ctx)?;
             if !a.domain.contains(v) {
-                return Err(EvalError(format!(
+                return Err(EvalError::new(format!(
                     "assignment out of range: `{}` gets {v}, outside its domain {}",
                     a.var,
                     a.domain.describe()
@@ -498,7 +484,7 @@ pub(crate) fn execute(
 fn cell(i: &CExpr, len: u32, name: &str, ctx: &Ctx) -> Result<u32, EvalError> {
     let v = i.eval(ctx)?;
     if v < 0 || v >= len as i64 {
-        return Err(EvalError(format!(
+        return Err(EvalError::new(format!(
             "array index {v} is out of bounds for `{name}` (length {len})"
         )));
     }

@@ -9,6 +9,7 @@ pub(crate) mod cooperative;
 pub(crate) mod dense_memo;
 pub(crate) mod error_state;
 pub(crate) mod explore;
+pub(crate) mod interner;
 pub(crate) mod locks;
 pub(crate) mod ops;
 pub(crate) mod ranges;

@@ -146,8 +146,27 @@ impl Explorer<'_> {
         g: u32,
         locals: &[u32],
     ) -> (Vec<SyncStep>, Option<String>, Vec<SyncFailure>) {
+        // Most states have few threads, often none, where a sync
+        // transition leaves: the others offer nothing (no guard to
+        // evaluate, none to fail), so they are not looked up.
+        let syncing: Vec<bool> = (0..locals.len())
+            .map(|t| {
+                let template = self.template_id(t);
+                self.sync_at[template][self.locals[template].get(locals[t])[0] as usize]
+            })
+            .collect();
+        if !syncing.contains(&true) {
+            return (Vec::new(), None, Vec::new());
+        }
+        let none = Arc::new(Offers::default());
         let offers: Vec<Arc<Offers>> = (0..locals.len())
-            .map(|t| self.offers(t, g, locals[t]))
+            .map(|t| {
+                if syncing[t] {
+                    self.offers(t, g, locals[t])
+                } else {
+                    none.clone()
+                }
+            })
             .collect();
         let mut error = offers.iter().find_map(|o| o.error.clone());
         let divine = self.prog.error_state.is_some();

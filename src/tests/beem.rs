@@ -120,47 +120,6 @@ fn published_state_and_transition_counts_are_reproduced() {
     );
 }
 
-/// Every BEEM instance with a complete published count of at most a million
-/// states (tests/data/beem/suite.csv, written by scripts/beem-import.py from
-/// BEEM's results.xml and stat.xml): states, and where BEEM publishes them,
-/// edges, BFS levels and states of out-degree 0, with DiVinE's error state
-/// (`--divine-errors`: anderson.1 overflows). The larger instances are run
-/// by scripts/beem-suite.py (docs/beem.md).
-#[test]
-fn published_counts_of_the_whole_suite_up_to_a_million_states() {
-    let text = std::fs::read_to_string(data().join("suite.csv")).unwrap();
-    let mut wrong = Vec::new();
-    let mut checked = 0;
-    for line in text.lines().skip(1) {
-        let f: Vec<&str> = line.split(',').collect();
-        let num = |i: usize| f.get(i).and_then(|s| s.parse::<u64>().ok());
-        let path = data().join(f[0]);
-        let prog = crate::model::load_any_with(&path, &[], None, true)
-            .map(crate::model::Model::into_program)
-            .unwrap_or_else(|d| panic!("{}", d.render()));
-        let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
-        let got = [
-            ("states", Some(stat(&r, "states"))),
-            ("edges", Some(stat(&r, "transitions"))),
-            ("BFS levels", Some(stat(&r, "depth") + 1)),
-            (
-                "deadlocks",
-                r.stats.get("deadlocks").and_then(|v| v.as_u64()),
-            ),
-        ];
-        for (k, (what, value)) in got.into_iter().enumerate() {
-            if let Some(want) = num(k + 1)
-                && value != Some(want)
-            {
-                wrong.push(format!("{}: {what} {value:?}, published {want}", f[0]));
-            }
-        }
-        checked += 1;
-    }
-    assert_eq!(checked, 176, "rows of suite.csv");
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-}
-
 #[test]
 fn published_reachability_answers_are_reproduced_with_shortest_traces() {
     for row in rows().iter().filter(|r| !r.error.is_empty()) {

@@ -5,6 +5,7 @@
 
 mod beem;
 mod beem_bakery;
+mod beem_suite;
 mod budgets;
 mod cartesian;
 mod cartesian_classes;

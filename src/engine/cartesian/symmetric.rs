@@ -113,7 +113,7 @@ impl<'p> Symmetric<'p> {
                 OrbitSet::from_entries(&exp, &gs, &classes, &universe, &mut stop).map_err(|e| {
                     CheckError::Evaluation {
                         what: "the exception set".into(),
-                        message: e.0,
+                        message: *e.0,
                     }
                 })?;
             match built {

@@ -21,6 +21,7 @@
 //! there. What the expanded part of the level found is reported.
 
 mod counter;
+mod deferred;
 mod found;
 mod rebuild;
 mod reduce;
@@ -36,7 +37,7 @@ use super::store::{self, Level, StateStore};
 use super::symmetry::Symmetry;
 #[cfg(test)]
 use crate::program::Val;
-use crate::program::{Explorer, Program, Succs};
+use crate::program::{Explorer, Program};
 use crate::property::{self, ConcreteChecker};
 use counter::Counters;
 pub(crate) use counter::Repr;
@@ -174,6 +175,33 @@ impl<'p> Search<'p> {
         Ok(s)
     }
 
+    /// What the workers read while they expand `level`.
+    fn shared<'a>(
+        &'a self,
+        level: &'a Level,
+        props: &'a [usize],
+        done: &'a [bool],
+        budget: &'a Budget,
+        decisions: Option<&'a Decisions>,
+    ) -> Shared<'a, 'p> {
+        Shared {
+            exp: &self.exp,
+            sym: self.sym.as_ref(),
+            ctr: self.ctr.as_deref(),
+            escaped: &self.escaped,
+            visited: &self.visited,
+            level,
+            props,
+            done,
+            keep_going: self.keep_going,
+            scratch: &self.scratch,
+            budget,
+            stop: &self.stop,
+            decisions,
+            error_key: self.error_key.as_deref(),
+        }
+    }
+
     /// Expands states `range` of the level on the worker threads.
     fn expand_parallel(&self, shared: &Shared, range: std::ops::Range<usize>) -> Batch {
         self.on_workers(range.len(), || {
@@ -189,66 +217,6 @@ impl<'p> Search<'p> {
         } else {
             self.pool.install(f)
         }
-    }
-
-    /// Computes the deferred successors (interning their stores) and the
-    /// level's rendezvous on this thread, then inserts the deferred ones on
-    /// the workers. Polls the budget every `COORDINATOR_POLL` states (a level
-    /// whose successors are all new, as in a one-thread model, is computed
-    /// here whole); on a stop, returns what was done so far.
-    fn expand_deferred(
-        &mut self,
-        level: &Level,
-        props: &[usize],
-        done: &[bool],
-        mut b: Batch,
-        budget: &Budget,
-        decisions: Option<&Decisions>,
-    ) -> Batch {
-        let prog = self.exp.prog;
-        let deferred = std::mem::take(&mut b.deferred);
-        let mut state = Vec::new();
-        let mut succs: Vec<Arc<Succs>> = Vec::with_capacity(deferred.len());
-        for (k, &(i, t)) in deferred.iter().enumerate() {
-            if self.poll_due(k, budget) {
-                return b;
-            }
-            self.visited
-                .packer
-                .unpack(level.packed(i as usize), &mut state);
-            let (thread, l) = self.mover(&state, t as usize);
-            succs.push(self.exp.successors(thread, state[0], l));
-        }
-        if !prog.channels.is_empty() && !self.rendezvous(level, &mut b, budget, decisions) {
-            return b;
-        }
-        let shared = Shared {
-            exp: &self.exp,
-            sym: self.sym.as_ref(),
-            ctr: self.ctr.as_deref(),
-            escaped: &self.escaped,
-            visited: &self.visited,
-            level,
-            props,
-            done,
-            keep_going: self.keep_going,
-            scratch: &self.scratch,
-            budget,
-            stop: &self.stop,
-            decisions,
-            error_key: self.error_key.as_deref(),
-        };
-        let more = self.on_workers(deferred.len(), || {
-            shared.run_parts(deferred.len(), |k, w, b| {
-                let (i, t) = deferred[k];
-                shared
-                    .visited
-                    .packer
-                    .unpack(level.packed(i as usize), &mut w.state);
-                shared.emit(i as usize, t as usize, &succs[k], w, b);
-            })
-        });
-        b.merge(more, level)
     }
 
     /// On the coordinator, at the `k`-th item of a loop: every
@@ -279,56 +247,6 @@ impl<'p> Search<'p> {
         why
     }
 
-    /// Rendezvous: two threads move together (DVE's `sync c!`/`c?`).
-    /// False when a budget stopped it.
-    fn rendezvous(
-        &mut self,
-        level: &Level,
-        b: &mut Batch,
-        budget: &Budget,
-        decisions: Option<&Decisions>,
-    ) -> bool {
-        let mut state = Vec::new();
-        let mut next = Vec::new();
-        let mut packed = Vec::new();
-        for i in 0..level.len() {
-            if self.poll_due(i, budget) {
-                return false;
-            }
-            self.visited.packer.unpack(level.packed(i), &mut state);
-            let (steps, error, failed) = self.exp.sync_steps_failing(state[0], &state[1..]);
-            if error.is_some() {
-                let c = Candidate {
-                    index: i as u32,
-                    finding: Finding::SyncError,
-                };
-                b.note_error(Some(c), level);
-                if let Some(key) = self.error_key.as_ref().filter(|_| !failed.is_empty()) {
-                    b.transitions += failed.len() as u64;
-                    self.visited.insert(key);
-                }
-            }
-            for st in steps {
-                if decisions
-                    .is_some_and(|d| !(d.expands(i, st.sender) && d.expands(i, st.receiver)))
-                {
-                    continue;
-                }
-                b.transitions += 1;
-                next.clone_from(&state);
-                next[0] = st.g;
-                next[1 + st.sender] = st.l_send;
-                next[1 + st.receiver] = st.l_recv;
-                if let Some(sym) = &self.sym {
-                    sym.canonicalise(&mut next);
-                }
-                self.visited.packer.pack(&next, &mut packed);
-                self.visited.insert(&packed);
-            }
-        }
-        true
-    }
-
     /// The message for a model error found in state `i` of the level.
     fn describe(&mut self, level: &Level, c: Candidate, props: &[usize]) -> String {
         let prog = self.exp.prog;
@@ -351,7 +269,7 @@ impl<'p> Search<'p> {
                 let p = &prog.properties[props[k as usize]];
                 let msg = property::holds(&p.error, &self.exp, g, locals)
                     .err()
-                    .map_or_else(String::new, |e| e.0);
+                    .map_or_else(String::new, |e| *e.0);
                 format!("evaluating property `{}`: {msg}", p.name)
             }
             Finding::Stuck(t) => {
@@ -434,22 +352,7 @@ impl<'p> Search<'p> {
             let mut why = None;
             while start < level.len() {
                 let end = (start + CHUNK).min(level.len());
-                let shared = Shared {
-                    exp: &self.exp,
-                    sym: self.sym.as_ref(),
-                    ctr: self.ctr.as_deref(),
-                    escaped: &self.escaped,
-                    visited: &self.visited,
-                    level: &level,
-                    props,
-                    done: &done,
-                    keep_going: self.keep_going,
-                    scratch: &self.scratch,
-                    budget,
-                    stop: &self.stop,
-                    decisions: decisions.as_ref(),
-                    error_key: self.error_key.as_deref(),
-                };
+                let shared = self.shared(&level, props, &done, budget, decisions.as_ref());
                 let part = self.expand_parallel(&shared, start..end);
                 batch = batch.merge(part, &level);
                 start = end;

@@ -125,10 +125,11 @@ impl Shared<'_, '_> {
             let succs = self.exp.memoised(class, g, l);
             if self.decisions.is_some_and(|d| !d.expands(i, t)) {
                 // Left out by the persistent set: it still counts for quiet.
-                quiet &= match succs {
-                    Some(s) => s.steps.is_empty() && s.error.is_none(),
-                    None => !self.exp.may_move(t, g, l),
-                };
+                quiet = quiet
+                    && match succs {
+                        Some(s) => s.steps.is_empty() && s.error.is_none(),
+                        None => !self.exp.may_move(t, g, l),
+                    };
                 continue;
             }
             match succs {
@@ -137,7 +138,9 @@ impl Shared<'_, '_> {
                     self.emit(i, t, succs, w, b);
                 }
                 None => {
-                    quiet &= !self.exp.may_move(t, g, w.state[1 + t]);
+                    // Once another thread is known to move, the guards
+                    // need not be evaluated here (the coordinator will).
+                    quiet = quiet && !self.exp.may_move(t, g, l);
                     b.deferred.push((i as u32, t as u32));
                 }
             }

@@ -1,0 +1,112 @@
+//! The coordinator's part of a level of `standard`: the successors the
+//! workers could not look up in the memo (new `(thread, g, l)`), and the
+//! rendezvous. The workers only read the explorer; new stores must be
+//! interned, which only the coordinator does. (Firing the transitions on
+//! the workers and interning here was tried: on this 2-core machine the
+//! stores allocated on one thread and freed on another cost glibc's
+//! allocator more than the second core gained.)
+
+use super::super::Budget;
+use super::super::store::Level;
+use super::Search;
+use super::found::{Batch, Candidate, Finding};
+use super::reduce::Decisions;
+use crate::program::Succs;
+use std::sync::Arc;
+
+impl Search<'_> {
+    /// Computes the deferred successors (interning their stores) and the
+    /// level's rendezvous on this thread, then inserts the deferred ones on
+    /// the workers. Polls the budget every `COORDINATOR_POLL` states (a level
+    /// whose successors are all new, as in a one-thread model, is computed
+    /// here whole); on a stop, returns what was done so far.
+    pub(super) fn expand_deferred(
+        &mut self,
+        level: &Level,
+        props: &[usize],
+        done: &[bool],
+        mut b: Batch,
+        budget: &Budget,
+        decisions: Option<&Decisions>,
+    ) -> Batch {
+        let prog = self.exp.prog;
+        let deferred = std::mem::take(&mut b.deferred);
+        let mut state = Vec::new();
+        let mut succs: Vec<Arc<Succs>> = Vec::with_capacity(deferred.len());
+        for (k, &(i, t)) in deferred.iter().enumerate() {
+            if self.poll_due(k, budget) {
+                return b;
+            }
+            self.visited
+                .packer
+                .unpack(level.packed(i as usize), &mut state);
+            let (thread, l) = self.mover(&state, t as usize);
+            succs.push(self.exp.successors(thread, state[0], l));
+        }
+        if !prog.channels.is_empty() && !self.rendezvous(level, &mut b, budget, decisions) {
+            return b;
+        }
+        let shared = self.shared(level, props, done, budget, decisions);
+        let more = self.on_workers(deferred.len(), || {
+            shared.run_parts(deferred.len(), |k, w, b| {
+                let (i, t) = deferred[k];
+                shared
+                    .visited
+                    .packer
+                    .unpack(level.packed(i as usize), &mut w.state);
+                shared.emit(i as usize, t as usize, &succs[k], w, b);
+            })
+        });
+        b.merge(more, level)
+    }
+
+    /// Rendezvous: two threads move together (DVE's `sync c!`/`c?`).
+    /// False when a budget stopped it.
+    fn rendezvous(
+        &mut self,
+        level: &Level,
+        b: &mut Batch,
+        budget: &Budget,
+        decisions: Option<&Decisions>,
+    ) -> bool {
+        let mut state = Vec::new();
+        let mut next = Vec::new();
+        let mut packed = Vec::new();
+        for i in 0..level.len() {
+            if self.poll_due(i, budget) {
+                return false;
+            }
+            self.visited.packer.unpack(level.packed(i), &mut state);
+            let (steps, error, failed) = self.exp.sync_steps_failing(state[0], &state[1..]);
+            if error.is_some() {
+                let c = Candidate {
+                    index: i as u32,
+                    finding: Finding::SyncError,
+                };
+                b.note_error(Some(c), level);
+                if let Some(key) = self.error_key.as_ref().filter(|_| !failed.is_empty()) {
+                    b.transitions += failed.len() as u64;
+                    self.visited.insert(key);
+                }
+            }
+            for st in steps {
+                if decisions
+                    .is_some_and(|d| !(d.expands(i, st.sender) && d.expands(i, st.receiver)))
+                {
+                    continue;
+                }
+                b.transitions += 1;
+                next.clone_from(&state);
+                next[0] = st.g;
+                next[1 + st.sender] = st.l_send;
+                next[1 + st.receiver] = st.l_recv;
+                if let Some(sym) = &self.sym {
+                    sym.canonicalise(&mut next);
+                }
+                self.visited.packer.pack(&next, &mut packed);
+                self.visited.insert(&packed);
+            }
+        }
+        true
+    }
+}
