@@ -52,6 +52,8 @@ pub(crate) struct Explorer<'p> {
     /// Per template and location: does a sync transition leave it? A
     /// thread elsewhere offers no rendezvous, and its memo is not asked.
     pub(super) sync_at: Vec<Vec<bool>>,
+    /// What a thread offers there: nothing (one allocation, shared).
+    pub(super) no_offers: Arc<Offers>,
     memo_entries: usize,
     memo_limit: usize,
     /// `--blocks`: a step runs a thread through a whole reducible block
@@ -108,6 +110,7 @@ impl<'p> Explorer<'p> {
                         .collect()
                 })
                 .collect(),
+            no_offers: Arc::new(Offers::default()),
             memo_entries: 0,
             memo_limit: MEMO_LIMIT,
             blocks: None,

@@ -73,6 +73,12 @@ impl Explorer<'_> {
         o
     }
 
+    /// Does a sync transition leave the location of `thread` at local `l`?
+    fn syncs(&self, thread: usize, l: u32) -> bool {
+        let template = self.template_id(thread);
+        self.sync_at[template][self.locals[template].get(l)[0] as usize]
+    }
+
     fn compute_offers(&self, thread: usize, g: u32, l: u32) -> Offers {
         let prog = self.prog;
         let th = &prog.threads[thread];
@@ -149,22 +155,15 @@ impl Explorer<'_> {
         // Most states have few threads, often none, where a sync
         // transition leaves: the others offer nothing (no guard to
         // evaluate, none to fail), so they are not looked up.
-        let syncing: Vec<bool> = (0..locals.len())
-            .map(|t| {
-                let template = self.template_id(t);
-                self.sync_at[template][self.locals[template].get(locals[t])[0] as usize]
-            })
-            .collect();
-        if !syncing.contains(&true) {
+        if !(0..locals.len()).any(|t| self.syncs(t, locals[t])) {
             return (Vec::new(), None, Vec::new());
         }
-        let none = Arc::new(Offers::default());
         let offers: Vec<Arc<Offers>> = (0..locals.len())
             .map(|t| {
-                if syncing[t] {
+                if self.syncs(t, locals[t]) {
                     self.offers(t, g, locals[t])
                 } else {
-                    none.clone()
+                    self.no_offers.clone()
                 }
             })
             .collect();
