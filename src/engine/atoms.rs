@@ -1,7 +1,7 @@
 //! The atoms of the checked properties: the global slots, thread-local
 //! slots and location sets (`@L`) they read. A transition that can change
 //! an atom is *visible* (Clarke, Grumberg and Peled, ch. 10, ample-set C2):
-//! partial-order reduction (`por.rs`) never leaves it for later, and
+//! partial-order reduction (`por/`) never leaves it for later, and
 //! Lipton reduction (`lipton/movers.rs`) never moves it.
 
 use crate::program::access::{Slots, expr_reads};

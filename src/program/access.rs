@@ -1,12 +1,13 @@
 //! What each transition reads and writes of the global store, and what a
 //! thread may still touch from each of its locations: the static dependence
-//! relation behind partial-order reduction (`engine/por.rs`). Two
+//! relation behind partial-order reduction (`engine/por/`). Two
 //! transitions of different threads are dependent when one writes a global
 //! slot the other reads or writes, or both take part in rendezvous on one
 //! channel; locals belong to their thread and make no dependence.
 //!
-//! An array cell indexed by an expression counts as the whole array (the
-//! index is not known statically). A transition whose expressions read
+//! An array cell indexed by a constant is that cell alone (BEEM's generated
+//! processes write `fork[1]`, `pos[0]`); indexed by any other expression it
+//! counts as the whole array (the index is not known statically). A transition whose expressions read
 //! another thread's store (`count`, instance references: properties only,
 //! today) is marked `whole_state` and depends on every thread.
 
@@ -55,6 +56,40 @@ impl Slots {
     pub(crate) fn intersects(&self, other: &Slots) -> bool {
         self.0.iter().zip(&other.0).any(|(a, b)| a & b != 0)
     }
+    /// The members, in increasing order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.0.iter().enumerate().flat_map(|(w, &bits)| {
+            let mut bits = bits;
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let b = bits.trailing_zeros();
+                    bits &= bits - 1;
+                    w as u32 * 64 + b
+                })
+            })
+        })
+    }
+    /// The members of both, in increasing order.
+    pub(crate) fn iter_and<'a>(&'a self, other: &'a Slots) -> impl Iterator<Item = u32> + 'a {
+        self.0
+            .iter()
+            .zip(&other.0)
+            .enumerate()
+            .flat_map(|(w, (&a, &b))| {
+                let mut bits = a & b;
+                std::iter::from_fn(move || {
+                    (bits != 0).then(|| {
+                        let i = bits.trailing_zeros();
+                        bits &= bits - 1;
+                        w as u32 * 64 + i
+                    })
+                })
+            })
+    }
+    /// An empty set with room for members below `n`.
+    pub(crate) fn with_room(n: usize) -> Slots {
+        Slots(vec![0; n.div_ceil(64)])
+    }
 }
 
 /// What one transition touches.
@@ -82,12 +117,23 @@ pub(crate) struct Access {
 pub(crate) fn expr_reads(e: &CExpr, into: &mut Slots, whole_state: &mut bool) {
     e.visit(&mut |x| match x {
         CExpr::Global(s) => into.insert(*s),
-        CExpr::GlobalCell(base, len, ..) => into.insert_range(*base, *len),
+        CExpr::GlobalCell(base, len, _, i) => insert_cell(into, *base, *len, i),
         CExpr::InstLocal(..) | CExpr::InstLocalCell(..) | CExpr::InstAt(..) | CExpr::Count(..) => {
             *whole_state = true
         }
         _ => {}
     });
+}
+
+/// The slots of cell `i` of the array at `base` of length `len`: the one
+/// cell when the index is a constant in range, else the whole array (an
+/// out-of-range constant fails at run time and writes nothing, but reading
+/// the whole array is the safe side).
+fn insert_cell(into: &mut Slots, base: u32, len: u32, i: &CExpr) {
+    match i {
+        CExpr::Const(k) if (0..len as i64).contains(k) => into.insert(base + *k as u32),
+        _ => into.insert_range(base, len),
+    }
 }
 
 fn action_access(a: &Action, acc: &mut Access) {
@@ -96,11 +142,11 @@ fn action_access(a: &Action, acc: &mut Access) {
         Target::Global(s) => acc.writes.insert(*s),
         Target::Local(s) => acc.local_writes.insert(*s),
         Target::GlobalCell(base, len, i) => {
-            acc.writes.insert_range(*base, *len);
+            insert_cell(&mut acc.writes, *base, *len, i);
             expr_reads(i, &mut acc.reads, &mut whole);
         }
         Target::LocalCell(base, len, i) => {
-            acc.local_writes.insert_range(*base, *len);
+            insert_cell(&mut acc.local_writes, *base, *len, i);
             expr_reads(i, &mut acc.reads, &mut whole);
         }
     }
@@ -270,5 +316,10 @@ mod tests {
         assert!(a.intersects(&b) && b.intersects(&a));
         a.insert_range(60, 10);
         assert!(a.contains(69) && !a.contains(70));
+        assert_eq!(
+            a.iter().collect::<Vec<_>>(),
+            [3, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69]
+        );
+        assert_eq!(a.iter_and(&b).collect::<Vec<_>>(), [3]);
     }
 }

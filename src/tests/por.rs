@@ -59,6 +59,9 @@ const GUARDS: &[&str] = &[
     "g0 == 1 && k == 0",
     "g1 == 0 || g2 == 0",
     "!(g0 == 0 && j == 0)",
+    "a[0] == 0",
+    "a[1] != 0 && k == 1",
+    "a[j] == 1",
 ];
 /// Half of them on locals only.
 const UPDATES: &[&str] = &[
@@ -72,6 +75,9 @@ const UPDATES: &[&str] = &[
     "g2 := k",
     "mine := 1",
     "mine := 1 - mine",
+    "a[0] := 1",
+    "a[1] := 1 - a[1]",
+    "a[j] := k",
 ];
 const ERRORS: &[&str] = &[
     "g0 == 1 && g1 == 2",
@@ -80,6 +86,7 @@ const ERRORS: &[&str] = &[
     "g1 == 2 && g2 == 2",
     "h0 == 1 && h1 == 0",
     "h1 == 1 && h0 == 0 && g0 == 0",
+    "a[1] == 1 && g2 == 1",
     "false",
 ];
 
@@ -119,6 +126,7 @@ fn independent_model() -> impl Strategy<Value = Value> {
                 "h1": {"type": "int", "min": 0, "max": 1, "init": 0},
                 "h2": {"type": "int", "min": 0, "max": 1, "init": 0},
                 "h3": {"type": "int", "min": 0, "max": 1, "init": 0},
+                "a": {"type": "array", "len": 2, "of": {"type": "int", "min": 0, "max": 1}, "init": 0},
             },
             "threads": threads,
             "check-deadlock": ERRORS[e] == "false",
@@ -271,6 +279,95 @@ fn visible_steps_are_never_postponed_and_no_thread_is_ignored_in_a_cycle() {
     let prog = common::load_value(&model("false", false));
     let r = engine::check(&prog, Mode::Standard, &por(1)).unwrap();
     assert_eq!(r.stats.count("states"), Some(3));
+}
+
+/// `property` of `model` is violated without `--por` and with it, on one
+/// job and two.
+fn unsafe_with_and_without_por(model: &Value, property: &str) {
+    let prog = common::load_value(model);
+    for opts in [CheckOptions::default(), por(1), por(2)] {
+        let r = engine::check(&prog, Mode::Standard, &opts).unwrap();
+        let verdict = r.outcome(property).unwrap().verdict;
+        assert_eq!(verdict, Verdict::Unsafe, "{property}, --por {}", opts.por);
+    }
+}
+
+/// The proviso within one BFS level: t0 goes from `a` to `b` or `c` and
+/// then between them for ever, so `b` and `c` are one level and a cycle;
+/// t1's one step is visible. Each state of the cycle, alone, could leave
+/// t1 out (its successor by t0 is new, or later in the level); the second
+/// of them must not, or t1 is ignored and the error never found.
+#[test]
+fn a_cycle_inside_one_level_does_not_ignore_a_thread() {
+    let model = serde_json::json!({
+        "name": "level-cycle",
+        "globals": {"h1": {"type": "bool", "init": false}},
+        "threads": [
+            {"name": "t0", "start": "a", "locations": ["a", "b", "c"], "transitions": [
+                {"from": "a", "to": "b"}, {"from": "a", "to": "c"},
+                {"from": "b", "to": "c"}, {"from": "c", "to": "b"},
+            ]},
+            {"name": "t1", "start": "a", "transitions": [{"from": "a", "to": "b", "do": "h1 := true"}]},
+        ],
+        "properties": [{"name": "bad", "error": "h1"}],
+    });
+    let prog = common::load_value(&model);
+    for jobs in [1, 2] {
+        let r = engine::check(&prog, Mode::Standard, &por(jobs)).unwrap();
+        assert_eq!(r.outcome("bad").unwrap().verdict, Verdict::Unsafe);
+        // The reduction did apply: t0 alone at the start.
+        assert!(
+            r.stats.count("states") < Some(6),
+            "{:?}",
+            r.stats.count("states")
+        );
+    }
+}
+
+/// A disabled transition's enabling set when its guard is false by the
+/// thread's own local: t1's `k := 1` opens it, so t1 must come with it.
+/// t0's write of `g` does not commute with t1's guarded step; were only
+/// the writers of globals its enabling set, t0 alone would be expanded
+/// first, `g := 1` would close the guard for ever, and the error be lost.
+#[test]
+fn a_guard_false_by_a_local_is_opened_by_its_own_thread() {
+    let model = serde_json::json!({
+        "name": "own-local",
+        "globals": {"g": {"type": "int", "min": 0, "max": 1, "init": 0},
+                    "bad": {"type": "bool", "init": false}},
+        "threads": [
+            {"name": "t0", "start": "a", "transitions": [{"from": "a", "to": "b", "do": "g := 1"}]},
+            {"name": "t1", "start": "a",
+             "locals": {"k": {"type": "int", "min": 0, "max": 1, "init": 0}},
+             "transitions": [
+                {"from": "a", "to": "a", "when": "k == 0", "do": "k := 1"},
+                {"from": "a", "to": "b", "when": "k == 1 && g == 0", "do": "bad := true"},
+            ]},
+        ],
+        "properties": [{"name": "bad", "error": "bad"}],
+    });
+    unsafe_with_and_without_por(&model, "bad");
+}
+
+/// A deadlock reachable only with a step that closes a rendezvous's guard
+/// first: t2's `g := 1` closes t0's offer for ever, and then t0 and t1 are
+/// stuck. The rendezvous and t2's step do not commute; `--por` keeps the
+/// deadlock.
+#[test]
+fn a_rendezvous_whose_guard_another_thread_closes_keeps_the_deadlock() {
+    let model = serde_json::json!({
+        "name": "closed-offer",
+        "globals": {"g": {"type": "int", "min": 0, "max": 1, "init": 0}},
+        "channels": ["c"],
+        "threads": [
+            {"name": "t0", "start": "a", "transitions": [{"from": "a", "to": "b", "when": "g == 0", "sync": "c!"}]},
+            {"name": "t1", "start": "a", "transitions": [{"from": "a", "to": "b", "sync": "c?"}]},
+            {"name": "t2", "start": "a", "transitions": [{"from": "a", "to": "b", "do": "g := 1"}]},
+        ],
+        "check-deadlock": true,
+        "properties": [],
+    });
+    unsafe_with_and_without_por(&model, "deadlock");
 }
 
 /// A budget ends a `--por` run in `unknown` with what was explored; the

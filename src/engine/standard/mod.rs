@@ -46,6 +46,7 @@ pub(crate) use counter::{DOMAIN_CUT_FOR_TESTS, FORCE_FOR_TESTS};
 use found::{At, Batch, Candidate, Finding, Found};
 use reduce::Decisions;
 pub(crate) use run::run;
+use rustc_hash::FxHashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use worker::{Scratch, Shared};
@@ -86,10 +87,12 @@ struct Search<'p> {
     /// Set when a budget ran out (seen by a worker or the coordinator):
     /// every worker stops at its next poll.
     stop: AtomicBool,
-    /// `--por`: the persistent sets (`reduce.rs`, `engine/por.rs`).
+    /// `--por`: the persistent sets (`reduce.rs`, `engine/por/`).
     reducer: Option<Reducer>,
     /// `--por`: states expanded by fewer threads than could move.
     reduced_states: u64,
+    /// `--por`: those states, packed, for the cycle proviso (`reduce.rs`).
+    reduced_keys: FxHashSet<Box<[u64]>>,
     /// The program's error state, packed (`program/error_state.rs`): the
     /// successor of every transition that fails at run time.
     error_key: Option<Vec<u64>>,
@@ -160,6 +163,7 @@ impl<'p> Search<'p> {
             stop: AtomicBool::new(false),
             reducer: None,
             reduced_states: 0,
+            reduced_keys: FxHashSet::default(),
             error_key: None,
         };
         if let Some(st) = s.exp.error_state() {

@@ -1,19 +1,24 @@
 //! `--por`: which threads each state of a BFS level is expanded by, decided
-//! before the level is expanded (`engine/por.rs` chooses the persistent
+//! before the level is expanded (`engine/por/` chooses the persistent
 //! set; this module applies the cycle proviso and hands the decision to
 //! the workers).
 //!
-//! The proviso (C3 for a breadth-first search): a state is fully expanded
-//! when one of its reduced successors is already stored, that is, lies at a
-//! depth no greater than its own. Every cycle of the reduced graph has an
-//! edge u → v with depth(v) ≤ depth(u) (depths rise by at most one along an
-//! edge, so they cannot rise all the way round), and the source of that edge
-//! is fully expanded: either the edge was one of its reduced successors, and
-//! the proviso fired, or the state was fully expanded already. So every
-//! cycle holds a fully expanded state, no transition is ignored for ever,
-//! and the reduction preserves the reachability of error states and
-//! deadlocks (Clarke, Grumberg and Peled, ch. 10; Bošnački, Leue and Lluch
-//! Lafuente on provisos for breadth-first search).
+//! The proviso (C3 for a breadth-first search). Order the states as the
+//! search decides them: by depth, then by place in their level. A state u
+//! may be reduced only if each of its reduced successors v comes after it
+//! (v is new, so in the next level, or later in u's level), or comes before
+//! it and was itself fully expanded; otherwise the next candidate set is
+//! tried, and u is fully expanded when none passes. Every cycle of the
+//! reduced graph has an edge u → v with v not after u (the order cannot
+//! rise all the way round); at that edge v was fully expanded, or u was
+//! (else the proviso would have refused the set). So every cycle holds a
+//! fully expanded state, no transition is ignored for ever, and the
+//! reduction preserves the reachability of error states and deadlocks
+//! (Clarke, Grumberg and Peled, ch. 10; Bošnački, Leue and Lluch Lafuente
+//! on provisos for breadth-first search). The first version fully expanded
+//! u whenever v was stored; a fully expanded v already breaks the cycle,
+//! and BEEM's deadlock-free runs store fewer states for knowing it
+//! (docs/performance.md, "Partial-order reduction").
 //!
 //! The decision is made on the coordinating thread, while the store holds
 //! exactly the levels up to the current one: it does not depend on the
@@ -26,7 +31,16 @@ use super::super::por::{Reducer, ThreadAt};
 use super::Search;
 use crate::engine::store::Level;
 use crate::program::Succs;
+use crate::program::rendezvous::SyncStep;
+use rustc_hash::FxHashMap;
 use std::sync::Arc;
+
+/// A state and its successors: each thread's steps, and the rendezvous.
+struct Successors<'a> {
+    succs: &'a [Arc<Succs>],
+    sync: &'a [SyncStep],
+    state: &'a [u32],
+}
 
 /// The threads each state of a level is expanded by.
 pub(super) struct Decisions {
@@ -67,9 +81,15 @@ impl Search<'_> {
             reduced: 0,
         };
         let mut state = Vec::new();
-        let mut next = Vec::new();
         let mut packed = Vec::new();
         let mut succs: Vec<Arc<Succs>> = Vec::with_capacity(n);
+        // The level's states by their place in it, for the proviso.
+        let mut place: FxHashMap<Vec<u64>, u32> = FxHashMap::default();
+        for i in 0..level.len() {
+            self.visited.packer.unpack(level.packed(i), &mut state);
+            self.visited.packer.pack(&state, &mut packed);
+            place.insert(packed.clone(), i as u32);
+        }
         for i in 0..level.len() {
             if self.poll_due(i, budget) {
                 return None;
@@ -80,9 +100,14 @@ impl Search<'_> {
             for t in 0..n {
                 succs.push(self.exp.successors(t, g, state[1 + t]));
             }
+            // A model error here: the full expansion reports it.
             let chosen = if succs.iter().any(|s| s.error.is_some()) {
-                None // a model error here: the full expansion reports it
+                None
             } else {
+                let sync = match prog.channels.is_empty() {
+                    true => Vec::new(),
+                    false => self.exp.sync_steps(g, &state[1..]).0,
+                };
                 let gs = self.exp.globals.get(g);
                 let threads: Vec<ThreadAt> = (0..n)
                     .map(|t| {
@@ -95,13 +120,22 @@ impl Search<'_> {
                         }
                     })
                     .collect();
-                reducer.choose(prog, &threads)
+                let mut scratch = (Vec::new(), Vec::new());
+                let passes = |set: &[bool]| {
+                    let succ = Successors {
+                        succs: &succs,
+                        sync: &sync,
+                        state: &state,
+                    };
+                    !self.may_close_cycle(set, &succ, (i, &place), &mut scratch)
+                };
+                reducer.choose(prog, &threads, passes)
             };
-            let chosen = chosen
-                .filter(|set| !self.reaches_stored(set, &succs, &state, &mut next, &mut packed));
             match chosen {
                 Some(set) => {
                     d.reduced += 1;
+                    self.visited.packer.pack(&state, &mut packed);
+                    self.reduced_keys.insert(packed.as_slice().into());
                     for t in (0..n).filter(|&t| set[t]) {
                         d.set(i, t);
                     }
@@ -112,49 +146,60 @@ impl Search<'_> {
         Some(d)
     }
 
-    /// The proviso: does a successor by the threads of `set` (one thread's
-    /// step, or a rendezvous of two) lie in the store already?
-    fn reaches_stored(
-        &mut self,
+    /// The proviso: may a successor by the threads of `set` (one thread's
+    /// step, or a rendezvous of two) close a cycle of reduced states? See
+    /// `is_earlier_reduced`.
+    fn may_close_cycle(
+        &self,
         set: &[bool],
-        succs: &[Arc<Succs>],
-        state: &[u32],
-        next: &mut Vec<u32>,
-        packed: &mut Vec<u64>,
+        from: &Successors,
+        here: (usize, &FxHashMap<Vec<u64>, u32>),
+        (next, packed): &mut (Vec<u32>, Vec<u64>),
     ) -> bool {
-        for (t, s) in succs.iter().enumerate().filter(|(t, _)| set[*t]) {
+        for (t, s) in from.succs.iter().enumerate().filter(|(t, _)| set[*t]) {
             for step in &s.steps {
                 next.clear();
-                next.extend_from_slice(state);
+                next.extend_from_slice(from.state);
                 next[0] = step.g;
                 next[1 + t] = step.l;
-                if self.is_stored(next, packed) {
+                if self.is_earlier_reduced(next, here, packed) {
                     return true;
                 }
             }
         }
-        if self.exp.prog.channels.is_empty() {
-            return false;
-        }
-        let (steps, _) = self.exp.sync_steps(state[0], &state[1..]);
-        for st in steps {
+        for st in from.sync {
             if !(set[st.sender] && set[st.receiver]) {
                 continue;
             }
             next.clear();
-            next.extend_from_slice(state);
+            next.extend_from_slice(from.state);
             next[0] = st.g;
             next[1 + st.sender] = st.l_send;
             next[1 + st.receiver] = st.l_recv;
-            if self.is_stored(next, packed) {
+            if self.is_earlier_reduced(next, here, packed) {
                 return true;
             }
         }
         false
     }
 
-    fn is_stored(&self, state: &[u32], packed: &mut Vec<u64>) -> bool {
+    /// Is `state` stored before the state at `here` (in an earlier level,
+    /// or earlier in this one: `place` numbers the level's states), or is
+    /// it that state itself, and was it not fully expanded?
+    fn is_earlier_reduced(
+        &self,
+        state: &[u32],
+        (i, place): (usize, &FxHashMap<Vec<u64>, u32>),
+        packed: &mut Vec<u64>,
+    ) -> bool {
         self.visited.packer.pack(state, packed);
-        self.visited.find(packed).is_some()
+        if self.visited.find(packed).is_none() {
+            return false; // in the next level: later
+        }
+        match place.get(packed.as_slice()) {
+            Some(&j) if j as usize > i => false,
+            Some(&j) if j as usize == i => true,
+            _ => self.reduced_keys.contains(packed.as_slice()),
+        }
     }
 }

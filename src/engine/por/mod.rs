@@ -29,9 +29,14 @@
 //! of every error state. The `deadlock` predicate needs no visibility: every
 //! deadlock of the full graph is a deadlock of the reduced one.
 //!
-//! Among the closed sets grown from each thread with a move, the one with
-//! the fewest successors is taken; when it holds every thread that can move,
-//! the state is fully expanded.
+//! The closed sets grown from each thread with a move, by this closure and
+//! by the finer closure over single transitions of `stubborn.rs` where it
+//! applies, are offered to the search's cycle proviso: a set with one
+//! thread that moves as soon as it is found, the others fewest successors
+//! first. The first that passes is taken; when none does, the state is
+//! fully expanded.
+
+mod stubborn;
 
 use super::atoms::Atoms;
 use crate::program::access::{Accesses, Future, Slots, expr_reads};
@@ -47,6 +52,8 @@ pub(crate) struct Reducer {
     visible: Vec<Vec<bool>>,
     /// The same for the threads whose locals or locations a property reads.
     visible_of: FxHashMap<u32, Vec<bool>>,
+    /// Transition-level sets (`stubborn.rs`), when the model allows them.
+    stubborn: Option<stubborn::Stubborn>,
 }
 
 /// A thread of the state being reduced: its stores and successors.
@@ -125,10 +132,12 @@ impl Reducer {
                 .collect();
             visible_of.insert(t, block_visible(row, tpl_id));
         }
+        let stubborn = stubborn::Stubborn::new(prog, &acc.transitions);
         Reducer {
             acc,
             visible,
             visible_of,
+            stubborn,
         }
     }
 
@@ -139,37 +148,65 @@ impl Reducer {
         }
     }
 
-    /// The threads to expand at a state, or `None` for all of them: the
-    /// closed set with the fewest successors whose enabled transitions are
-    /// all invisible, when it leaves out a thread that could move.
-    pub(crate) fn choose(&self, prog: &Program, threads: &[ThreadAt]) -> Option<Vec<bool>> {
+    /// A set of threads to expand at a state instead of all of them, or
+    /// `None` for all: a closed set whose enabled transitions are all
+    /// invisible, which leaves out a thread that could move, and which
+    /// `passes` (the search's cycle proviso). A set with one thread that
+    /// moves is taken as soon as it passes; otherwise the one with the
+    /// fewest successors that passes.
+    pub(crate) fn choose(
+        &self,
+        prog: &Program,
+        threads: &[ThreadAt],
+        mut passes: impl FnMut(&[bool]) -> bool,
+    ) -> Option<Vec<bool>> {
         let groups = Groups::of(prog, threads);
+        let mut at = self.stubborn.as_ref().map(|st| st.at_state(prog, threads));
         let moves = |t: usize| {
             let s = threads[t].succs;
             s.steps.len() + s.error.is_some() as usize
         };
         let movers = (0..threads.len()).filter(|&t| moves(t) > 0).count();
-        let mut best: Option<(usize, Vec<bool>)> = None;
-        for seed in (0..threads.len()).filter(|&t| moves(t) > 0) {
-            let Some(set) = self.closure(prog, threads, &groups, seed) else {
-                continue;
-            };
-            let cost: usize = (0..threads.len()).filter(|&t| set[t]).map(moves).sum();
-            let in_set = (0..threads.len())
+        let in_set = |set: &[bool]| {
+            (0..threads.len())
                 .filter(|&t| set[t] && moves(t) > 0)
-                .count();
-            if in_set == movers {
-                continue;
-            }
-            if best.as_ref().is_none_or(|(c, _)| cost < *c) {
-                let single = in_set == 1;
-                best = Some((cost, set));
-                if single {
-                    break;
+                .count()
+        };
+        let mut found: Vec<(usize, Vec<bool>)> = Vec::new();
+        for seed in (0..threads.len()).filter(|&t| moves(t) > 0) {
+            let by_transitions = match (&self.stubborn, &mut at) {
+                (Some(st), Some(at)) => self.stubborn(st, prog, threads, at, seed),
+                _ => None,
+            };
+            // The thread closure is also tried where it may find a smaller
+            // set: with rendezvous or reads of other threads' stores, which
+            // the transition closure treats coarsely (a set with one thread
+            // that moves is as small as sets get).
+            let by_threads = match (&by_transitions, &self.stubborn) {
+                (Some(set), Some(st)) if !st.coarse() || in_set(set) == 1 => None,
+                _ => self.closure(prog, threads, &groups, seed),
+            };
+            for set in [by_transitions, by_threads].into_iter().flatten() {
+                match in_set(&set) {
+                    k if k == movers => {}
+                    1 => {
+                        if passes(&set) {
+                            return Some(set);
+                        }
+                    }
+                    _ => {
+                        let cost = (0..threads.len()).filter(|&t| set[t]).map(moves).sum();
+                        found.push((cost, set));
+                    }
                 }
             }
         }
-        best.map(|(_, set)| set)
+        found.sort_by_key(|(cost, _)| *cost);
+        found.dedup_by(|a, b| a.1 == b.1);
+        found
+            .into_iter()
+            .map(|(_, set)| set)
+            .find(|set| passes(set))
     }
 
     /// The least closed set holding `seed`, or `None` when it holds an
@@ -185,6 +222,10 @@ impl Reducer {
         let mut added = vec![false; groups.members.len()];
         let mut work = vec![seed];
         set[seed] = true;
+        let moves =
+            |t: usize| !threads[t].succs.steps.is_empty() || threads[t].succs.error.is_some();
+        let movers = (0..threads.len()).filter(|&t| moves(t)).count();
+        let mut held = 1;
         let ctx = |t: usize| threads[t].ctx(prog, t);
         // What each thread outside the set can still do without it
         // (recomputed as the set grows), where groups are single threads.
@@ -246,7 +287,11 @@ impl Reducer {
                             if !set[u as usize] {
                                 set[u as usize] = true;
                                 work.push(u as usize);
+                                held += moves(u as usize) as usize;
                             }
+                        }
+                        if held == movers {
+                            return Some(set); // every thread that moves
                         }
                     }
                 }
@@ -441,34 +486,49 @@ impl Groups {
 /// Anything else (a comparison, a failing evaluation) counts every global
 /// it reads.
 fn falsified_by(e: &CExpr, ctx: &Ctx) -> Slots {
+    false_reason(e, ctx).0
+}
+
+/// As `falsified_by`, and whether the reason also reads the thread's own
+/// store (a local, its location): then the thread's own step may change it.
+fn false_reason(e: &CExpr, ctx: &Ctx) -> (Slots, bool) {
     let mut out = Slots::default();
-    reasons(e, ctx, false, &mut out);
-    out
+    let mut locals = false;
+    reasons(e, ctx, false, &mut out, &mut locals);
+    (out, locals)
 }
 
 /// Adds the globals that keep `e` at its value, `value` (true or false).
-fn reasons(e: &CExpr, ctx: &Ctx, value: bool, out: &mut Slots) {
+fn reasons(e: &CExpr, ctx: &Ctx, value: bool, out: &mut Slots, locals: &mut bool) {
     let holds = |x: &CExpr| x.eval(ctx).map(|v| v != 0).ok();
     match e {
-        CExpr::Un(UnOp::Not, a) => reasons(a, ctx, !value, out),
+        CExpr::Un(UnOp::Not, a) => reasons(a, ctx, !value, out, locals),
         // `a && b` false, or `a || b` true: one operand decides it.
         CExpr::Bin(op @ (BinOp::And | BinOp::Or), a, b) if (*op == BinOp::Or) == value => {
             match (holds(a), holds(b)) {
-                (Some(x), _) if x == value => reasons(a, ctx, value, out),
-                (_, Some(y)) if y == value => reasons(b, ctx, value, out),
-                _ => all_reads(e, out),
+                (Some(x), _) if x == value => reasons(a, ctx, value, out, locals),
+                (_, Some(y)) if y == value => reasons(b, ctx, value, out, locals),
+                _ => all_reads(e, out, locals),
             }
         }
         // `a && b` true, or `a || b` false: both operands do.
         CExpr::Bin(BinOp::And | BinOp::Or, a, b) => {
-            reasons(a, ctx, value, out);
-            reasons(b, ctx, value, out);
+            reasons(a, ctx, value, out, locals);
+            reasons(b, ctx, value, out, locals);
         }
-        _ => all_reads(e, out),
+        _ => all_reads(e, out, locals),
     }
 }
 
-fn all_reads(e: &CExpr, out: &mut Slots) {
+fn all_reads(e: &CExpr, out: &mut Slots, locals: &mut bool) {
     let mut whole = false;
     expr_reads(e, out, &mut whole);
+    e.visit(&mut |x| {
+        if matches!(
+            x,
+            CExpr::Local(_) | CExpr::LocalCell(..) | CExpr::At(_) | CExpr::Term(_)
+        ) {
+            *locals = true
+        }
+    });
 }
