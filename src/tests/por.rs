@@ -370,6 +370,29 @@ fn a_rendezvous_whose_guard_another_thread_closes_keeps_the_deadlock() {
     unsafe_with_and_without_por(&model, "deadlock");
 }
 
+/// A guard false by its second operand may still fail by its first: t1's
+/// `i := 5` makes t0's `a[i]` read out of bounds, a run-time error (the
+/// reviewer's counterexample). The writers of what the first operand reads
+/// belong to the enabling set.
+#[test]
+fn a_guard_false_by_its_second_operand_can_fail_by_its_first() {
+    let model = serde_json::json!({
+        "name": "failing-guard",
+        "globals": {"a": {"type": "array", "len": 2, "of": {"type": "int", "min": 0, "max": 1}, "init": 0},
+                    "i": {"type": "int", "min": 0, "max": 7, "init": 0},
+                    "x": {"type": "int", "min": 0, "max": 1, "init": 0}},
+        "threads": [
+            {"name": "t0", "start": "a", "locations": ["a", "b", "c"], "transitions": [
+                {"from": "a", "to": "b"},
+                {"from": "a", "to": "c", "when": "a[i] == 0 && x == 1"}]},
+            {"name": "t1", "start": "a", "transitions": [{"from": "a", "to": "b", "do": "i := 5"}]},
+        ],
+        "check-deadlock": true,
+        "properties": [],
+    });
+    unsafe_with_and_without_por(&model, "model-errors");
+}
+
 /// A budget ends a `--por` run in `unknown` with what was explored; the
 /// next step never suggests `--symmetry`, which `--por` does not combine
 /// with, and `--continue` counts the error states of the reduced space.

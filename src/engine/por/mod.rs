@@ -483,6 +483,8 @@ impl Groups {
 /// The globals a false guard is false by: changing none of them keeps it
 /// false. A false conjunction needs one false conjunct changed (the first
 /// is taken), a false disjunction every disjunct; negation swaps the two.
+/// When the second operand decides, the first one's reads count too: it is
+/// evaluated first, and a change there may make the guard fail instead.
 /// Anything else (a comparison, a failing evaluation) counts every global
 /// it reads.
 fn falsified_by(e: &CExpr, ctx: &Ctx) -> Slots {
@@ -507,7 +509,12 @@ fn reasons(e: &CExpr, ctx: &Ctx, value: bool, out: &mut Slots, locals: &mut bool
         CExpr::Bin(op @ (BinOp::And | BinOp::Or), a, b) if (*op == BinOp::Or) == value => {
             match (holds(a), holds(b)) {
                 (Some(x), _) if x == value => reasons(a, ctx, value, out, locals),
-                (_, Some(y)) if y == value => reasons(b, ctx, value, out, locals),
+                // `a` is evaluated first: a change to what it reads may make
+                // the guard fail (an index out of bounds), a run-time error.
+                (_, Some(y)) if y == value => {
+                    all_reads(a, out, locals);
+                    reasons(b, ctx, value, out, locals)
+                }
                 _ => all_reads(e, out, locals),
             }
         }
