@@ -273,32 +273,43 @@ impl Accesses {
 /// `Future` of every location: the union over the transitions reachable in
 /// the template's control graph.
 fn futures(tpl: &Template, acc: &[Access]) -> Vec<Future> {
-    let n = tpl.locations.len();
-    (0..n)
+    (0..tpl.locations.len())
         .map(|start| {
-            let mut seen = vec![false; n];
-            let mut stack = vec![start];
-            seen[start] = true;
             let mut f = Future::default();
-            while let Some(loc) = stack.pop() {
-                for &ti in &tpl.outgoing[loc] {
-                    let a = &acc[ti as usize];
-                    f.reads.union_with(&a.reads);
-                    f.writes.union_with(&a.writes);
-                    if let Some(c) = a.channel {
-                        f.channels.insert(c);
-                    }
-                    f.whole_state |= a.whole_state;
-                    let to = tpl.transitions[ti as usize].to as usize;
-                    if !seen[to] {
-                        seen[to] = true;
-                        stack.push(to);
-                    }
+            for ti in reachable_transitions(tpl, start) {
+                let a = &acc[ti as usize];
+                f.reads.union_with(&a.reads);
+                f.writes.union_with(&a.writes);
+                if let Some(c) = a.channel {
+                    f.channels.insert(c);
                 }
+                f.whole_state |= a.whole_state;
             }
             f
         })
         .collect()
+}
+
+/// The transitions reachable from location `start` in the template's
+/// control graph (its own included), in increasing order.
+pub(crate) fn reachable_transitions(tpl: &Template, start: usize) -> Vec<u32> {
+    let mut seen = vec![false; tpl.locations.len()];
+    let mut stack = vec![start];
+    let mut out = Vec::new();
+    seen[start] = true;
+    while let Some(loc) = stack.pop() {
+        for &ti in &tpl.outgoing[loc] {
+            out.push(ti);
+            let to = tpl.transitions[ti as usize].to as usize;
+            if !seen[to] {
+                seen[to] = true;
+                stack.push(to);
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 #[cfg(test)]

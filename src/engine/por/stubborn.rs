@@ -35,7 +35,7 @@
 
 use super::{Reducer, ThreadAt, false_reason};
 use crate::program::Program;
-use crate::program::access::{Access, Slots};
+use crate::program::access::{Access, Slots, reachable_transitions};
 
 /// The static tables: transitions numbered across threads, their
 /// dependence, who writes each global, and the control graphs.
@@ -136,25 +136,7 @@ impl Stubborn {
             .iter()
             .map(|tpl| {
                 (0..tpl.locations.len())
-                    .map(|start| {
-                        let mut seen = vec![false; tpl.locations.len()];
-                        let mut stack = vec![start];
-                        let mut out = Vec::new();
-                        seen[start] = true;
-                        while let Some(loc) = stack.pop() {
-                            for &ti in &tpl.outgoing[loc] {
-                                out.push(ti);
-                                let to = tpl.transitions[ti as usize].to as usize;
-                                if !seen[to] {
-                                    seen[to] = true;
-                                    stack.push(to);
-                                }
-                            }
-                        }
-                        out.sort_unstable();
-                        out.dedup();
-                        out
-                    })
+                    .map(|start| reachable_transitions(tpl, start))
                     .collect()
             })
             .collect();
