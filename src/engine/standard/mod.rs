@@ -43,6 +43,7 @@ use counter::Counters;
 pub(crate) use counter::Repr;
 #[cfg(test)]
 pub(crate) use counter::{DOMAIN_CUT_FOR_TESTS, FORCE_FOR_TESTS};
+use crossbeam_utils::CachePadded;
 use found::{At, Batch, Candidate, Finding, Found};
 use reduce::Decisions;
 pub(crate) use run::run;
@@ -78,7 +79,7 @@ struct Search<'p> {
     visited: StateStore,
     pool: rayon::ThreadPool,
     /// One scratch per worker thread.
-    scratch: Vec<Mutex<Scratch>>,
+    scratch: Vec<CachePadded<Mutex<Scratch>>>,
     /// `--max-depth`: the last BFS level expanded.
     max_depth: Option<usize>,
     /// `--continue`: search on after every property is violated, counting
@@ -134,7 +135,7 @@ impl<'p> Search<'p> {
             .then(|| checker(&prog.deadlock));
         let scratch = (0..pool.current_num_threads())
             .map(|_| {
-                Mutex::new(Scratch {
+                CachePadded::new(Mutex::new(Scratch {
                     state: Vec::new(),
                     next: Vec::new(),
                     packed: Vec::new(),
@@ -142,7 +143,7 @@ impl<'p> Search<'p> {
                     checkers: checkers.clone(),
                     deadlock: deadlock.clone(),
                     since_poll: 0,
-                })
+                }))
             })
             .collect();
         let mut visited = match &ctr {

@@ -12,6 +12,7 @@ use super::found::{Batch, Candidate, Finding};
 use super::reduce::Decisions;
 use crate::program::{Explorer, Succs};
 use crate::property::ConcreteChecker;
+use crossbeam_utils::CachePadded;
 use rayon::prelude::*;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -44,8 +45,8 @@ pub(super) struct Shared<'a, 'p> {
     pub(super) done: &'a [bool],
     /// `--continue`: check the violated properties too, to count.
     pub(super) keep_going: bool,
-    /// One scratch per worker thread.
-    pub(super) scratch: &'a [Mutex<Scratch>],
+    /// One scratch per worker thread, each on cache lines of its own.
+    pub(super) scratch: &'a [CachePadded<Mutex<Scratch>>],
     pub(super) budget: &'a Budget,
     pub(super) stop: &'a AtomicBool,
     /// `--por`: the threads each state of the level is expanded by.

@@ -11,14 +11,17 @@
 //! A shard is behind its own lock; with 64 shards two workers rarely meet,
 //! and a shard that grows pauses only the workers that need that shard.
 //! Workers insert in batches (`Batch`): keys grouped by shard, each
-//! shard locked once per batch, each key's bucket prefetched a few keys
-//! ahead, so that the table's cache misses overlap. The new states of a
+//! shard locked once per batch, each key's bucket (and the line after
+//! it) prefetched a few keys ahead, so that the table's cache misses
+//! overlap. Shards and workers' scratch sit on cache lines of their own
+//! (`CachePadded`), so two workers never write one line. The new states of a
 //! level are also appended to their shard's `fresh` list: `take_level`
 //! hands them out as the next BFS level.
 
 mod packer;
 mod table;
 
+use crossbeam_utils::CachePadded;
 pub(crate) use packer::Packer;
 #[cfg(test)]
 pub(crate) use packer::TAG_BITS_FOR_TESTS;
@@ -42,7 +45,9 @@ struct Shard {
 
 pub(crate) struct StateStore {
     pub(crate) packer: Packer,
-    shards: Vec<Mutex<Shard>>,
+    /// Each shard on cache lines of its own: two workers inserting into
+    /// neighbouring shards would otherwise write the same line.
+    shards: Vec<CachePadded<Mutex<Shard>>>,
     /// States stored, plus the room reserved by workers inserting now.
     len: AtomicUsize,
     /// The room reserved now (see `reserve`).
@@ -110,10 +115,10 @@ impl StateStore {
             packer,
             shards: (0..SHARDS)
                 .map(|s| {
-                    Mutex::new(Shard {
+                    CachePadded::new(Mutex::new(Shard {
                         table: Table::new(words, tag_bits, s as f64 / SHARDS as f64),
                         fresh: Vec::new(),
-                    })
+                    }))
                 })
                 .collect(),
             len: AtomicUsize::new(0),
@@ -290,6 +295,10 @@ impl StateStore {
             // Near the limit, room is asked key by key.
             let reserved = self.reserve(group.len());
             let mut used = 0;
+            // The group's first keys, before the loop prefetches ahead.
+            for &i in group.iter().take(AHEAD) {
+                sh.table.prefetch(b.hashes[i as usize]);
+            }
             for (k, &i) in group.iter().enumerate() {
                 if let Some(&ahead) = group.get(k + AHEAD) {
                     sh.table.prefetch(b.hashes[ahead as usize]);
