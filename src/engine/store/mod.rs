@@ -1,6 +1,6 @@
 //! The visited set of `standard`, shared by the workers of a parallel
 //! search: states packed to the bit (`packer.rs`), split over shards by
-//! hash, each shard a cuckoo hash table of the packed states themselves
+//! hash, each shard an open-addressing table of the packed states themselves
 //! (`table.rs`). There is no parent link: each entry carries its BFS depth
 //! modulo a period in the spare top bits of its last word, and a
 //! counterexample is rebuilt by searching the level before for a
@@ -13,8 +13,9 @@
 //! Workers insert in batches (`Batch`): keys grouped by shard, each
 //! shard locked once per batch, each key's bucket (and the line after
 //! it) prefetched a few keys ahead, so that the table's cache misses
-//! overlap. Shards and workers' scratch sit on cache lines of their own
-//! (`CachePadded`), so two workers never write one line. The new states of a
+//! overlap. Each shard's lock and table header, and each worker's scratch,
+//! sit on cache lines of their own (`CachePadded`), so that two workers
+//! inserting into neighbouring shards do not write the same line. The new states of a
 //! level are also appended to their shard's `fresh` list: `take_level`
 //! hands them out as the next BFS level.
 

@@ -246,9 +246,10 @@ impl Table {
     }
 
     /// Asks the CPU to fetch the home bucket of a key hashed `h` and the
-    /// cache line after it (where the key goes, or is, when the home is
-    /// full: at 60-90% load about half the lookups read two buckets): the
-    /// batch inserts of `StateStore` issue it a few keys ahead.
+    /// cache line after the bucket's first (for states of one or two words
+    /// the next bucket, where the key goes, or is, when its home is full:
+    /// lock(10, 3) reads 50 M buckets for 23.6 M inserts): the batch
+    /// inserts of `StateStore` issue it a few keys ahead.
     #[inline]
     pub(crate) fn prefetch(&self, h: u64) {
         let i = reduce(h, self.homes) * self.per_bucket * self.words;
@@ -299,11 +300,22 @@ impl Table {
             return false;
         }
         let full = (self.len + 1) as f64 > MAX_LOAD * (self.homes * self.per_bucket) as f64;
-        if full || at.is_none() {
+        if full {
             self.grow();
             at = self.vacancy(h);
         }
-        let e = at.expect("a grown table has room for one more");
+        // No room from the key's home to the end of the table (a grown
+        // table is sized for the old entries, so this can follow a growth
+        // too): grow until there is.
+        let e = loop {
+            match at {
+                Some(e) => break e,
+                None => {
+                    self.grow();
+                    at = self.vacancy(h);
+                }
+            }
+        };
         let w = self.words;
         let ent = &mut self.slots[e * w..(e + 1) * w];
         ent.copy_from_slice(key);
@@ -333,7 +345,7 @@ impl Table {
         h
     }
 
-    /// Moves the entries into a table a quarter larger, reading the old
+    /// Moves the entries into a table `GROWTH` times larger, reading the old
     /// buckets in order (see the module header).
     fn grow(&mut self) {
         let mut homes = ((self.homes as f64 * GROWTH).ceil() as usize).max(self.homes + 1);
