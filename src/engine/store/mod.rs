@@ -15,9 +15,9 @@
 //! it) prefetched a few keys ahead, so that the table's cache misses
 //! overlap. Each shard's lock and table header, and each worker's scratch,
 //! sit on cache lines of their own (`CachePadded`), so that two workers
-//! inserting into neighbouring shards do not write the same line. The new states of a
-//! level are also appended to their shard's `fresh` list: `take_level`
-//! hands them out as the next BFS level.
+//! inserting into neighbouring shards do not write the same line. The new
+//! states of a level are also appended to their shard's `fresh` list:
+//! `take_level` hands them out as the next BFS level.
 
 mod packer;
 mod table;
