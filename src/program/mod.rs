@@ -6,6 +6,7 @@ pub(crate) mod access;
 pub(crate) mod blocks;
 pub(crate) mod cexpr;
 pub(crate) mod cooperative;
+pub(crate) mod deadlocked;
 pub(crate) mod dense_memo;
 pub(crate) mod error_state;
 pub(crate) mod explore;
@@ -261,6 +262,9 @@ pub(crate) struct Property {
     /// conjunction with it): `standard` evaluates it only in states where
     /// no thread could move.
     pub(crate) only_in_deadlocks: bool,
+    /// The predicate is `deadlock` itself: `standard` may decide it by
+    /// `Explorer::deadlocked` instead of evaluating it.
+    pub(crate) is_deadlock: bool,
 }
 
 /// One exception entry, compiled: a global condition and either one product

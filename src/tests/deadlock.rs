@@ -343,3 +343,87 @@ fn spin_reports_invalid_end_states_exactly_where_weft_finds_deadlocks() {
         );
     }
 }
+
+/// `standard` decides `deadlock` directly (`Explorer::deadlocked`) rather
+/// than evaluating the predicate: the two agree on every reachable state
+/// of BEEM instances with rendezvous (where the predicate's per-channel
+/// counts matter) and without, and where a guard fails to evaluate the
+/// direct decision declines (the predicate then fails too, or its short
+/// circuit decides).
+#[test]
+fn the_direct_deadlock_decision_is_the_predicate() {
+    let mut decided = 0;
+    for name in [
+        "cyclic_scheduler.1",
+        "phils.1",
+        "elevator.1",
+        "gear.1",
+        "lup.1",
+        "train-gate.1",
+        "bakery.1",
+        "driving_phils.1",
+        "firewire_link.1",
+    ] {
+        let prog = load(&data(&format!("beem/dve/{name}.dve")));
+        let mut exp = Explorer::new(&prog);
+        let mut deadlocks = 0;
+        for (g, ls) in engine::standard::reachable(&prog).unwrap() {
+            let g = exp.globals.intern(&g);
+            let ls: Vec<u32> = ls
+                .iter()
+                .enumerate()
+                .map(|(t, l)| exp.intern_local(t, l))
+                .collect();
+            let predicate = crate::property::holds(&prog.deadlock, &exp, g, &ls);
+            let direct = exp.deadlocked(g, &ls);
+            assert_eq!(direct, predicate.clone().ok(), "{name}");
+            deadlocks += predicate.unwrap() as usize;
+            decided += 1;
+        }
+        if name == "phils.1" || name == "train-gate.1" {
+            assert!(deadlocks > 0, "{name}: no deadlock met");
+        }
+    }
+    assert!(decided > 1000);
+    // One thread offers both a send and a receive on `c`: no partner, so
+    // a deadlock (it counts once among the threads offering on `c`).
+    let alone = common::load_value(&json!({"name": "alone", "channels": ["c"],
+        "threads": [{"name": "p", "start": "a", "final": [], "transitions": [
+            {"from": "a", "to": "b", "sync": "c!"}, {"from": "a", "to": "b", "sync": "c?"}]}],
+        "check-deadlock": true, "properties": []}));
+    let mut exp = Explorer::new(&alone);
+    let (g, ls) = exp.initial_states().remove(0);
+    assert_eq!(exp.deadlocked(g, &ls), Some(true));
+    assert_eq!(
+        crate::property::holds(&alone.deadlock, &exp, g, &ls),
+        Ok(true)
+    );
+    // x[i] with i = 2 is out of bounds: the guard fails, and so does the
+    // predicate; the direct decision declines.
+    let prog = common::load_value(&json!({"name": "f",
+        "globals": {"i": {"type": "int", "min": 0, "max": 2},
+            "x": {"type": "array", "len": 2, "of": {"type": "bool"}}},
+        "threads": [{"name": "p", "start": "a", "transitions": [
+            {"from": "a", "to": "b", "do": "i := 2"},
+            {"from": "b", "to": "c", "when": "x[i]"}]}],
+        "check-deadlock": true, "properties": []}));
+    let mut exp = Explorer::new(&prog);
+    let mut declined = 0;
+    for (g, ls) in engine::standard::reachable(&prog).unwrap() {
+        let g = exp.globals.intern(&g);
+        let ls: Vec<u32> = ls
+            .iter()
+            .enumerate()
+            .map(|(t, l)| exp.intern_local(t, l))
+            .collect();
+        let predicate = crate::property::holds(&prog.deadlock, &exp, g, &ls);
+        match exp.deadlocked(g, &ls) {
+            Some(d) => assert_eq!(Ok(d), predicate),
+            None => {
+                assert!(predicate.is_err());
+                declined += 1;
+            }
+        }
+    }
+    assert_eq!(declined, 1);
+}

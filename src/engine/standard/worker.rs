@@ -88,13 +88,26 @@ impl Shared<'_, '_> {
             None => self.expand_threads(i, w, b),
         };
         let prog = self.exp.prog;
+        // `deadlock` decided directly, once, where it may hold (`None`:
+        // not asked yet; `Some(None)`: the predicate must be evaluated).
+        let mut deadlocked: Option<Option<bool>> = None;
+        let mut direct = |state: &[u32]| {
+            *deadlocked.get_or_insert_with(|| match self.ctr {
+                None => self.exp.deadlocked(state[0], &state[1..]),
+                Some(_) => None,
+            })
+        };
         for (k, &p) in self.props.iter().enumerate() {
             let prop = &prog.properties[p];
             // A deadlock needs a state where no thread moves on its own.
             if (self.done[k] && !self.keep_going) || (prop.only_in_deadlocks && !quiet) {
                 continue;
             }
-            match self.check(&mut w.checkers[k], &prop.error, &w.state) {
+            let value = match prop.is_deadlock.then(|| direct(&w.state)).flatten() {
+                Some(d) => Ok(d),
+                None => self.check(&mut w.checkers[k], &prop.error, &w.state),
+            };
+            match value {
                 Ok(true) => {
                     b.errors[k] += 1;
                     b.note_violation(k, Some(i as u32), self.level);
@@ -105,7 +118,8 @@ impl Shared<'_, '_> {
         }
         if quiet
             && let Some(d) = &mut w.deadlock
-            && let Ok(true) = self.check(d, &prog.deadlock, &w.state)
+            && let Ok(true) =
+                direct(&w.state).map_or_else(|| self.check(d, &prog.deadlock, &w.state), Ok)
         {
             b.deadlocks += 1;
         }

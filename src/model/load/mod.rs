@@ -438,6 +438,7 @@ impl<'a> Loader<'a> {
         )?;
         for p in &mut properties {
             p.only_in_deadlocks = deadlock::only_in_deadlocks(&p.error, &deadlock);
+            p.is_deadlock = p.error == deadlock;
         }
         if let Some(p) = self.assertions(&templates) {
             properties.push(p);

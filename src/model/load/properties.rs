@@ -52,6 +52,7 @@ impl<'a> Loader<'a> {
                 source: n.str("")?.to_string(),
                 error,
                 only_in_deadlocks: false,
+                is_deadlock: false,
             });
         }
         if check_deadlock {
@@ -67,6 +68,7 @@ impl<'a> Loader<'a> {
                 source: "deadlock".into(),
                 error,
                 only_in_deadlocks: true,
+                is_deadlock: false,
             });
         }
         Ok(out)
@@ -110,6 +112,7 @@ impl<'a> Loader<'a> {
             source: "the transitions' `assert` fields".into(),
             error,
             only_in_deadlocks: false,
+            is_deadlock: false,
         })
     }
 
