@@ -169,8 +169,50 @@ fn cooperative_model() -> impl Strategy<Value = Value> {
     })
 }
 
+/// The same with rendezvous: about a third of the transitions become a
+/// send or a receive on `c0` or `c1` (a value from a local, into a local
+/// or the thread's own global), so that rendezvous are reduced as
+/// transitions of their own (`stubborn.rs`, `Item::Pair`).
+fn rendezvous_model() -> impl Strategy<Value = Value> {
+    independent_model().prop_flat_map(|m| {
+        let n: usize = m["threads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["transitions"].as_array().unwrap().len())
+            .sum();
+        proptest::collection::vec(0..12u8, n).prop_map(move |kinds| {
+            let mut m = m.clone();
+            m["channels"] = serde_json::json!(["c0", "c1"]);
+            let mut k = 0;
+            for (i, t) in m["threads"].as_array_mut().unwrap().iter_mut().enumerate() {
+                for tr in t["transitions"].as_array_mut().unwrap() {
+                    let kind = kinds[k];
+                    k += 1;
+                    let sync = match kind {
+                        0 => "c0!k".to_string(),
+                        1 => "c0?j".to_string(),
+                        2 => "c1!".to_string(),
+                        3 => "c1?".to_string(),
+                        4 => format!("c0?h{i}"),
+                        _ => continue,
+                    };
+                    tr["sync"] = serde_json::json!(sync);
+                }
+            }
+            m
+        })
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// Rendezvous among mostly independent steps.
+    #[test]
+    fn por_keeps_every_verdict_of_models_with_rendezvous(m in rendezvous_model()) {
+        agree(&common::load_value(&m))?;
+    }
 
     /// Cooperative models: macro-steps, events, and the reduction's
     /// futures relative to the set (`futures_without`).

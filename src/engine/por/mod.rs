@@ -60,11 +60,18 @@ pub(crate) struct Reducer {
 pub(crate) struct ThreadAt<'a> {
     pub(crate) pc: u16,
     pub(crate) succs: &'a Succs,
+    /// The rendezvous it takes part in.
+    pub(crate) pairs: u32,
     pub(crate) g: &'a [Val],
     pub(crate) l: &'a [Val],
 }
 
 impl ThreadAt<'_> {
+    /// Its successors: its own steps, a failing one, its rendezvous.
+    fn moves(&self) -> usize {
+        self.succs.steps.len() + self.succs.error.is_some() as usize + self.pairs as usize
+    }
+
     /// What this thread's expressions are evaluated against.
     fn ctx<'c>(&'c self, prog: &Program, thread: usize) -> Ctx<'c> {
         Ctx {
@@ -162,10 +169,7 @@ impl Reducer {
     ) -> Option<Vec<bool>> {
         let groups = Groups::of(prog, threads);
         let mut at = self.stubborn.as_ref().map(|st| st.at_state(prog, threads));
-        let moves = |t: usize| {
-            let s = threads[t].succs;
-            s.steps.len() + s.error.is_some() as usize
-        };
+        let moves = |t: usize| threads[t].moves();
         let movers = (0..threads.len()).filter(|&t| moves(t) > 0).count();
         let in_set = |set: &[bool]| {
             (0..threads.len())
@@ -179,9 +183,10 @@ impl Reducer {
                 _ => None,
             };
             // The thread closure is also tried where it may find a smaller
-            // set: with rendezvous or reads of other threads' stores, which
-            // the transition closure treats coarsely (a set with one thread
-            // that moves is as small as sets get).
+            // set: with reads of other threads' stores, which the
+            // transition closure treats coarsely (a set with one thread that
+            // moves is as small as sets get), and where the transition
+            // closure found none.
             let by_threads = match (&by_transitions, &self.stubborn) {
                 (Some(set), Some(st)) if !st.coarse() || in_set(set) == 1 => None,
                 _ => self.closure(prog, threads, &groups, seed),
@@ -222,8 +227,7 @@ impl Reducer {
         let mut added = vec![false; groups.members.len()];
         let mut work = vec![seed];
         set[seed] = true;
-        let moves =
-            |t: usize| !threads[t].succs.steps.is_empty() || threads[t].succs.error.is_some();
+        let moves = |t: usize| threads[t].moves() > 0;
         let movers = (0..threads.len()).filter(|&t| moves(t)).count();
         let mut held = 1;
         let ctx = |t: usize| threads[t].ctx(prog, t);

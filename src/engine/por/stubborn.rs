@@ -20,22 +20,31 @@
 //!   with the thread's own transitions at its location when that reason
 //!   reads its locals; of the two, the one adding fewer enabled transitions
 //!   is taken;
-//! * a rendezvous transition in T brings in, as in the thread closure,
-//!   every transition the threads that may use its channel may still fire,
-//!   and counts as enabled (its partners are then all in T).
+//! * a rendezvous is one transition of the system, the pair (s, r) of a
+//!   send and a receive of two threads on one channel (LTSmin's view of
+//!   DVE's synchronisations): enabled when both sides are at their
+//!   location with a true guard. A side enters T with every rendezvous it
+//!   may make. An enabled one brings in both threads' transitions at their
+//!   locations (their other rendezvous included: they would take a thread
+//!   away) and what does not commute with s or r; a disabled one, a
+//!   necessary enabling set of a disabled side. Two rendezvous on one
+//!   channel with four different threads commute unless their effects
+//!   conflict.
 //!
 //! Every path from the state that avoids T then commutes with T's enabled
 //! transitions and cannot enable a disabled one, so the threads with an
-//! enabled transition (or a rendezvous) in T are a persistent set, with
-//! the same guarantees as the thread closure (deadlocks; with visibility
-//! and the proviso, every error state). A transition that reads another
+//! enabled transition in T (both threads of a rendezvous) are a persistent
+//! set, with the same guarantees as the thread closure (deadlocks; with
+//! visibility and the proviso, every error state); the expansion takes a
+//! rendezvous when it takes both its threads, which are then both in T
+//! with everything at their locations. A transition that reads another
 //! thread's store (`whole_state`) commutes with nothing; disabled at its
 //! thread's location it gives up the seed, elsewhere the transitions
 //! entering its location are its enabling set.
 
 use super::{Reducer, ThreadAt, false_reason};
-use crate::program::Program;
 use crate::program::access::{Access, Slots, reachable_transitions};
+use crate::program::{Program, SyncOp};
 
 /// The static tables: transitions numbered across threads, their
 /// dependence, who writes each global, and the control graphs.
@@ -49,8 +58,12 @@ pub(super) struct Stubborn {
     dep: Vec<Slots>,
     /// Per global slot: the transitions that may write it.
     writers: Vec<Slots>,
-    /// Per channel: the transitions on it.
-    on_channel: Vec<Slots>,
+    /// Per side of a rendezvous: the other threads' sides it may pair
+    /// with (the opposite direction on its channel); empty for the others.
+    partners: Vec<Slots>,
+    /// The sides of rendezvous, and those that send.
+    sides: Slots,
+    sends: Slots,
     /// The transitions that read another thread's store.
     whole_state: Slots,
     /// `into[template][location]`: the transitions entering it.
@@ -63,10 +76,13 @@ pub(super) struct Stubborn {
 /// not built and the thread closure is used.
 const MAX_TRANSITIONS: usize = 4096;
 
+/// Do two transitions of different threads commute on the globals? Two
+/// sides of rendezvous on one channel are not compared here: the
+/// rendezvous they make conflict only through a thread they share, which
+/// the closure handles (`Item::Pair`).
 fn commute(a: &Access, b: &Access) -> bool {
     !(a.whole_state
         || b.whole_state
-        || a.channel.is_some() && a.channel == b.channel
         || a.writes.intersects(&b.reads)
         || a.writes.intersects(&b.writes)
         || a.reads.intersects(&b.writes))
@@ -103,9 +119,11 @@ impl Stubborn {
             })
             .collect();
         let mut writers: Vec<Slots> = Vec::new();
-        let mut on_channel: Vec<Slots> = vec![Slots::default(); prog.channels.len()];
+        let mut on_channel: Vec<Vec<u32>> = vec![Vec::new(); prog.channels.len()];
+        let mut sides = Slots::default();
+        let mut sends = Slots::default();
         let mut whole_state = Slots::default();
-        for g in 0..owner.len() {
+        for (g, &t) in owner.iter().enumerate() {
             let a = access(g);
             if a.whole_state {
                 whole_state.insert(g as u32);
@@ -117,9 +135,29 @@ impl Stubborn {
                 writers[s as usize].insert(g as u32);
             }
             if let Some(c) = a.channel {
-                on_channel[c as usize].insert(g as u32);
+                on_channel[c as usize].push(g as u32);
+                sides.insert(g as u32);
+                let tr = &prog.template_of(t as usize).transitions[g - offset[t as usize] as usize];
+                if matches!(tr.sync, Some(SyncOp::Send { .. })) {
+                    sends.insert(g as u32);
+                }
             }
         }
+        let partners = (0..owner.len() as u32)
+            .map(|g| {
+                let mut row = Slots::default();
+                if let Some(c) = access(g as usize).channel {
+                    for &h in &on_channel[c as usize] {
+                        if owner[h as usize] != owner[g as usize]
+                            && sends.contains(h) != sends.contains(g)
+                        {
+                            row.insert(h);
+                        }
+                    }
+                }
+                row
+            })
+            .collect();
         let into = prog
             .templates
             .iter()
@@ -145,7 +183,9 @@ impl Stubborn {
             owner,
             dep,
             writers,
-            on_channel,
+            partners,
+            sides,
+            sends,
             whole_state,
             into,
             reach,
@@ -157,8 +197,12 @@ impl Stubborn {
 /// fire.
 pub(super) struct AtState {
     enabled: Slots,
+    /// The sides of rendezvous at their thread's location whose guard
+    /// holds (or fails to evaluate: the rendezvous then fails, a step
+    /// that must not be ignored either).
+    offered: Slots,
     reachable: Slots,
-    /// How many threads can move.
+    /// How many threads can move, alone or in a rendezvous.
     movers: usize,
     /// Per transition number, once asked for: its necessary enabling sets
     /// (`Stubborn::enabling_sets`).
@@ -168,28 +212,39 @@ pub(super) struct AtState {
 impl Stubborn {
     pub(super) fn at_state(&self, prog: &Program, threads: &[ThreadAt]) -> AtState {
         let mut enabled = Slots::with_room(self.owner.len());
+        let mut offered = Slots::with_room(self.owner.len());
         let mut reachable = Slots::with_room(self.owner.len());
         for (u, th) in threads.iter().enumerate() {
-            let tpl = prog.threads[u].template as usize;
+            let tpl = prog.template_of(u);
             let base = self.offset[u];
             if th.succs.error.is_some() {
-                for &ti in &prog.templates[tpl].outgoing[th.pc as usize] {
+                for &ti in &tpl.outgoing[th.pc as usize] {
                     enabled.insert(base + ti);
                 }
             }
             for s in &th.succs.steps {
                 enabled.insert(base + s.trans);
             }
-            for &ti in &self.reach[tpl][th.pc as usize] {
+            let ctx = th.ctx(prog, u);
+            for &ti in &tpl.outgoing[th.pc as usize] {
+                let tr = &tpl.transitions[ti as usize];
+                if tr.sync.is_some()
+                    && tr
+                        .guard
+                        .as_ref()
+                        .is_none_or(|e| !matches!(e.eval(&ctx), Ok(0)))
+                {
+                    offered.insert(base + ti);
+                }
+            }
+            for &ti in &self.reach[prog.threads[u].template as usize][th.pc as usize] {
                 reachable.insert(base + ti);
             }
         }
-        let movers = threads
-            .iter()
-            .filter(|th| !th.succs.steps.is_empty() || th.succs.error.is_some())
-            .count();
+        let movers = threads.iter().filter(|th| th.moves() > 0).count();
         AtState {
             enabled,
+            offered,
             reachable,
             movers,
             nes: vec![None; self.owner.len()],
@@ -198,10 +253,10 @@ impl Stubborn {
 }
 
 impl Stubborn {
-    /// Does the model have rendezvous or reads of another thread's store,
-    /// which this closure treats coarsely?
+    /// Does the model read another thread's store, which this closure
+    /// treats coarsely?
     pub(super) fn coarse(&self) -> bool {
-        !self.on_channel.is_empty() || self.whole_state.iter().next().is_some()
+        self.whole_state.iter().next().is_some()
     }
 
     /// The necessary enabling sets of the disabled transition `g` at this
@@ -260,10 +315,76 @@ impl Stubborn {
     }
 }
 
+/// A member of the set being closed: a transition that needs no partner,
+/// or a rendezvous (the sending side, then the receiving one), which is
+/// one transition of the system: enabled when both sides are offered.
+#[derive(Clone, Copy)]
+enum Item {
+    One(u32),
+    Pair(u32, u32),
+}
+
+/// The set being closed, and the threads it holds an enabled member of.
+/// Rendezvous enter only with all those of one of their sides (`add`), so
+/// a rendezvous is new exactly when neither side was added before.
+struct Closing {
+    ones: Slots,
+    sides: Slots,
+    /// The enabled transitions whose dependence was added.
+    deps: Slots,
+    /// The disabled transitions whose enabling set was added.
+    enabling: Slots,
+    work: Vec<Item>,
+    held: Vec<bool>,
+    holds: usize,
+}
+
+impl Closing {
+    /// Adds transition `g`: itself, or, a side of a rendezvous, every
+    /// rendezvous it may make with a side that may still fire (a side
+    /// with no partner never fires: nothing).
+    fn add(&mut self, st: &Stubborn, at: &AtState, g: u32) {
+        if !st.sides.contains(g) {
+            if !self.ones.contains(g) {
+                self.ones.insert(g);
+                self.work.push(Item::One(g));
+            }
+            return;
+        }
+        if self.sides.contains(g) {
+            return;
+        }
+        self.sides.insert(g);
+        for h in st.partners[g as usize].iter_and(&at.reachable) {
+            if !self.sides.contains(h) {
+                self.work.push(match st.sends.contains(g) {
+                    true => Item::Pair(g, h),
+                    false => Item::Pair(h, g),
+                });
+            }
+        }
+    }
+
+    /// Thread `u` has an enabled member: true once every thread that can
+    /// move has one (the set reduces nothing).
+    fn hold(&mut self, u: usize, at: &AtState) -> bool {
+        self.held[u] = true;
+        self.holds += 1;
+        self.holds == at.movers
+    }
+}
+
 impl Reducer {
     /// A closed set of transitions holding the transitions at `seed`'s
     /// location, as the threads to expand; `None` when it holds an enabled
     /// visible transition, or a disabled one with no enabling set.
+    ///
+    /// A rendezvous (s, r) of threads u and v in the set: enabled, it
+    /// brings in everything at u's and v's locations (they take u or v
+    /// away, the other rendezvous of u and v included) and the other
+    /// threads' transitions that do not commute with s or r; disabled, a
+    /// necessary enabling set of whichever side is disabled (the cheaper
+    /// one when both are).
     pub(super) fn stubborn(
         &self,
         st: &Stubborn,
@@ -272,94 +393,99 @@ impl Reducer {
         at: &mut AtState,
         seed: usize,
     ) -> Option<Vec<bool>> {
-        let mut in_t = Slots::with_room(st.owner.len());
-        let mut work: Vec<u32> = Vec::new();
-        let push = |g: u32, in_t: &mut Slots, work: &mut Vec<u32>| {
-            if !in_t.contains(g) {
-                in_t.insert(g);
-                work.push(g);
-            }
+        let mut c = Closing {
+            ones: Slots::with_room(st.owner.len()),
+            sides: Slots::with_room(st.owner.len()),
+            deps: Slots::with_room(st.owner.len()),
+            enabling: Slots::with_room(st.owner.len()),
+            work: Vec::new(),
+            held: vec![false; threads.len()],
+            holds: 0,
         };
         let here = |u: usize| &prog.template_of(u).outgoing[threads[u].pc as usize];
-        // The threads that move and have an enabled transition in T: once
-        // they are all of them, T reduces nothing (the caller skips it).
-        let mut held = vec![false; threads.len()];
-        let mut holds = 0;
+        let everyone = || Some(vec![true; threads.len()]);
         for &ti in here(seed) {
-            push(st.offset[seed] + ti, &mut in_t, &mut work);
+            c.add(st, at, st.offset[seed] + ti);
         }
-        while let Some(g) = work.pop() {
-            let u = st.owner[g as usize] as usize;
-            let ti = g - st.offset[u];
-            let tpl_id = prog.threads[u].template as usize;
-            let tr = &prog.templates[tpl_id].transitions[ti as usize];
-            let a = &self.acc.transitions[tpl_id][ti as usize];
-            let located = tr.from.contains(&threads[u].pc);
-            let enabled = at.enabled.contains(g);
-            if located && (enabled || a.channel.is_some()) && self.is_visible(prog, u, ti) {
-                return None;
-            }
-            if located && enabled && !held[u] {
-                held[u] = true;
-                holds += 1;
-                if holds == at.movers {
-                    return Some(vec![true; threads.len()]);
-                }
-            }
-            if enabled || a.channel.is_some() {
-                if located {
-                    for &tj in here(u) {
-                        push(st.offset[u] + tj, &mut in_t, &mut work);
-                    }
-                }
-                for h in st.dep[g as usize].iter_and(&at.reachable) {
-                    push(h, &mut in_t, &mut work);
-                }
-            }
-            if let Some(c) = a.channel {
-                let users = st.on_channel[c as usize].iter_and(&at.reachable);
-                let mut partners: Vec<usize> =
-                    users.map(|h| st.owner[h as usize] as usize).collect();
-                partners.push(u);
-                partners.sort_unstable();
-                partners.dedup();
-                for v in partners {
-                    let base = st.offset[v];
-                    for &tj in &st.reach[prog.threads[v].template as usize][threads[v].pc as usize]
-                    {
-                        push(base + tj, &mut in_t, &mut work);
-                    }
-                }
-                continue;
-            }
-            if enabled {
-                continue;
-            }
-            // A necessary enabling set: the cheaper of the two kinds.
-            let options = at.nes[g as usize]
-                .get_or_insert_with(|| st.enabling_sets(prog, threads, &at.reachable, g));
-            let cost = |o: &Vec<u32>| -> usize {
-                o.iter()
-                    .filter(|&&h| !in_t.contains(h))
-                    .map(|&h| if at.enabled.contains(h) { 1 << 16 } else { 1 })
-                    .sum()
+        while let Some(item) = c.work.pop() {
+            // The sides whose threads move when the item is enabled, or
+            // the disabled transitions it waits for.
+            let (sides, n, enabled) = match item {
+                Item::One(g) => ([g, g], 1, at.enabled.contains(g)),
+                Item::Pair(s, r) => ([s, r], 2, at.offered.contains(s) && at.offered.contains(r)),
             };
+            let sides = &sides[..n];
+            if enabled {
+                for &g in sides {
+                    let u = st.owner[g as usize] as usize;
+                    if self.is_visible(prog, u, g - st.offset[u]) {
+                        return None;
+                    }
+                }
+                // Each thread's location and each transition's dependence
+                // once: a thread's many rendezvous share them.
+                for &g in sides {
+                    let u = st.owner[g as usize] as usize;
+                    if !c.held[u] {
+                        if c.hold(u, at) {
+                            return everyone();
+                        }
+                        for &tj in here(u) {
+                            c.add(st, at, st.offset[u] + tj);
+                        }
+                    }
+                    if !c.deps.contains(g) {
+                        c.deps.insert(g);
+                        for h in st.dep[g as usize].iter_and(&at.reachable) {
+                            c.add(st, at, h);
+                        }
+                    }
+                }
+                continue;
+            }
+            // A necessary enabling set of a disabled side (of a one, the
+            // transition itself): the cheapest of all the options.
+            // A side whose enabling set is in already (from another of its
+            // rendezvous) keeps this rendezvous disabled too.
+            let disabled = |g: &&u32| match item {
+                Item::One(_) => true,
+                Item::Pair(..) => !at.offered.contains(**g),
+            };
+            if sides
+                .iter()
+                .filter(disabled)
+                .any(|&g| c.enabling.contains(g))
+            {
+                continue;
+            }
+            let mut best: Option<(usize, u32, Vec<u32>)> = None;
+            for &g in sides.iter().filter(disabled) {
+                let options = at.nes[g as usize]
+                    .get_or_insert_with(|| st.enabling_sets(prog, threads, &at.reachable, g));
+                for o in options.iter() {
+                    let cost = o
+                        .iter()
+                        .map(|&h| match st.sides.contains(h) {
+                            false if c.ones.contains(h) => 0,
+                            true if c.sides.contains(h) => 0,
+                            false if at.enabled.contains(h) => 1 << 16,
+                            true if at.offered.contains(h) => 1 << 16,
+                            _ => 1,
+                        })
+                        .sum();
+                    if best.as_ref().is_none_or(|(b, ..)| cost < *b) {
+                        best = Some((cost, g, o.clone()));
+                    }
+                }
+            }
             // A located transition that is neither enabled nor false by its
             // guard (no guard, or one that does not evaluate): give up.
-            let nes = options.iter().min_by_key(|o| cost(o))?;
-            for &h in nes {
-                push(h, &mut in_t, &mut work);
+            let (_, g, nes) = best?;
+            c.enabling.insert(g);
+            for h in nes {
+                c.add(st, at, h);
             }
         }
-        let set = (0..threads.len())
-            .map(|u| {
-                here(u).iter().any(|&ti| {
-                    let g = st.offset[u] + ti;
-                    let a = &self.acc.transitions[prog.threads[u].template as usize][ti as usize];
-                    in_t.contains(g) && (at.enabled.contains(g) || a.channel.is_some())
-                })
-            })
-            .collect();
-        Some(set)
+        Some(c.held)
     }
 }

@@ -109,12 +109,18 @@ impl Search<'_> {
                     false => self.exp.sync_steps(g, &state[1..]).0,
                 };
                 let gs = self.exp.globals.get(g);
+                let mut pairs = vec![0u32; n];
+                for st in &sync {
+                    pairs[st.sender] += 1;
+                    pairs[st.receiver] += 1;
+                }
                 let threads: Vec<ThreadAt> = (0..n)
                     .map(|t| {
                         let l = self.exp.local(t, state[1 + t]);
                         ThreadAt {
                             pc: l[0] as u16,
                             succs: &succs[t],
+                            pairs: pairs[t],
                             g: gs,
                             l,
                         }
