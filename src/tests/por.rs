@@ -514,3 +514,33 @@ fn por_keeps_the_published_answers() {
         }
     }
 }
+
+/// A side of a rendezvous fails on its own, partner or none: u offers
+/// `c!` under `x[i]` (no receiver ever), w's `i := 2` makes the guard read
+/// out of bounds. The reduction must not move u past its offer before w
+/// writes (review of the rendezvous closure, 2026-11-25).
+#[test]
+fn a_send_whose_guard_another_thread_breaks_fails_under_por() {
+    let model = serde_json::json!({
+        "name": "breaks-offer",
+        "globals": {"i": {"type": "int", "min": 0, "max": 2, "init": 0},
+            "x": {"type": "array", "len": 2, "of": {"type": "bool"}}},
+        "channels": ["c"],
+        "threads": [
+            {"name": "u", "start": "a", "transitions": [
+                {"from": "a", "to": "b"}, {"from": "a", "to": "b", "when": "x[i]", "sync": "c!"}]},
+            {"name": "w", "start": "p", "transitions": [{"from": "p", "to": "q", "do": "i := 2"}]},
+        ],
+        "properties": [{"name": "never", "error": "false"}],
+    });
+    let prog = common::load_value(&model);
+    for opts in [CheckOptions::default(), por(1)] {
+        let r = engine::check(&prog, Mode::Standard, &opts).unwrap();
+        assert_eq!(
+            r.outcome(engine::MODEL_ERRORS).unwrap().verdict,
+            Verdict::Unsafe,
+            "por: {}",
+            opts.por
+        );
+    }
+}

@@ -531,7 +531,7 @@ fn reasons(e: &CExpr, ctx: &Ctx, value: bool, out: &mut Slots, locals: &mut bool
     }
 }
 
-fn all_reads(e: &CExpr, out: &mut Slots, locals: &mut bool) {
+pub(super) fn all_reads(e: &CExpr, out: &mut Slots, locals: &mut bool) {
     let mut whole = false;
     expr_reads(e, out, &mut whole);
     e.visit(&mut |x| {

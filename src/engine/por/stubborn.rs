@@ -44,7 +44,8 @@
 
 use super::{Reducer, ThreadAt, false_reason};
 use crate::program::access::{Access, Slots, reachable_transitions};
-use crate::program::{Program, SyncOp};
+use crate::program::ops::{BinOp, UnOp};
+use crate::program::{CExpr, Program, SyncOp};
 
 /// The static tables: transitions numbered across threads, their
 /// dependence, who writes each global, and the control graphs.
@@ -64,6 +65,11 @@ pub(super) struct Stubborn {
     /// The sides of rendezvous, and those that send.
     sides: Slots,
     sends: Slots,
+    /// Per side whose guard or sent value may fail to evaluate (an index,
+    /// a division, an overflow): the globals those read, and whether they
+    /// read the thread's own store. Such a side fails, a model error of
+    /// its thread alone, with or without a partner.
+    fragile: Vec<Option<(Slots, bool)>>,
     /// The transitions that read another thread's store.
     whole_state: Slots,
     /// `into[template][location]`: the transitions entering it.
@@ -143,6 +149,25 @@ impl Stubborn {
                 }
             }
         }
+        let fragile = (0..owner.len())
+            .map(|g| {
+                let t = owner[g] as usize;
+                let tr = &prog.template_of(t).transitions[g - offset[t] as usize];
+                let value = match &tr.sync {
+                    Some(SyncOp::Send { value, .. }) => value.as_ref(),
+                    _ => None,
+                };
+                let exprs = tr.guard.iter().chain(value);
+                if tr.sync.is_none() || !exprs.clone().any(may_fail) {
+                    return None;
+                }
+                let (mut reads, mut locals) = (Slots::default(), false);
+                for e in exprs {
+                    super::all_reads(e, &mut reads, &mut locals);
+                }
+                Some((reads, locals))
+            })
+            .collect();
         let partners = (0..owner.len() as u32)
             .map(|g| {
                 let mut row = Slots::default();
@@ -186,6 +211,7 @@ impl Stubborn {
             partners,
             sides,
             sends,
+            fragile,
             whole_state,
             into,
             reach,
@@ -322,6 +348,8 @@ impl Stubborn {
 enum Item {
     One(u32),
     Pair(u32, u32),
+    /// A side failing to evaluate its guard or value (`Stubborn::fragile`).
+    Fails(u32),
 }
 
 /// The set being closed, and the threads it holds an enabled member of.
@@ -341,8 +369,9 @@ struct Closing {
 
 impl Closing {
     /// Adds transition `g`: itself, or, a side of a rendezvous, every
-    /// rendezvous it may make with a side that may still fire (a side
-    /// with no partner never fires: nothing).
+    /// rendezvous it may make with a side that may still fire, and its
+    /// failure if it may fail (a side with no partner never fires, but it
+    /// may still fail).
     fn add(&mut self, st: &Stubborn, at: &AtState, g: u32) {
         if !st.sides.contains(g) {
             if !self.ones.contains(g) {
@@ -355,6 +384,9 @@ impl Closing {
             return;
         }
         self.sides.insert(g);
+        if st.fragile[g as usize].is_some() {
+            self.work.push(Item::Fails(g));
+        }
         for h in st.partners[g as usize].iter_and(&at.reachable) {
             if !self.sides.contains(h) {
                 self.work.push(match st.sends.contains(g) {
@@ -408,11 +440,48 @@ impl Reducer {
             c.add(st, at, st.offset[seed] + ti);
         }
         while let Some(item) = c.work.pop() {
+            if let Item::Fails(g) = item {
+                // Not failing here, or the state's error is reported: it
+                // may fail later once its thread is at its location (the
+                // transitions entering it) and something it reads changes
+                // (their writers, and its own thread's steps).
+                let u = st.owner[g as usize] as usize;
+                let tpl_id = prog.threads[u].template as usize;
+                let tr = &prog.templates[tpl_id].transitions[(g - st.offset[u]) as usize];
+                let Some((reads, locals)) = &st.fragile[g as usize] else {
+                    continue;
+                };
+                if !tr.from.contains(&threads[u].pc) {
+                    for &f in &tr.from {
+                        for &tj in &st.into[tpl_id][f as usize] {
+                            let h = st.offset[u] + tj;
+                            if at.reachable.contains(h) {
+                                c.add(st, at, h);
+                            }
+                        }
+                    }
+                    continue;
+                }
+                for s in reads.iter() {
+                    if let Some(w) = st.writers.get(s as usize) {
+                        for h in w.iter_and(&at.reachable) {
+                            c.add(st, at, h);
+                        }
+                    }
+                }
+                if *locals {
+                    for &tj in here(u) {
+                        c.add(st, at, st.offset[u] + tj);
+                    }
+                }
+                continue;
+            }
             // The sides whose threads move when the item is enabled, or
             // the disabled transitions it waits for.
             let (sides, n, enabled) = match item {
                 Item::One(g) => ([g, g], 1, at.enabled.contains(g)),
                 Item::Pair(s, r) => ([s, r], 2, at.offered.contains(s) && at.offered.contains(r)),
+                Item::Fails(_) => continue,
             };
             let sides = &sides[..n];
             if enabled {
@@ -448,8 +517,8 @@ impl Reducer {
             // A side whose enabling set is in already (from another of its
             // rendezvous) keeps this rendezvous disabled too.
             let disabled = |g: &&u32| match item {
-                Item::One(_) => true,
                 Item::Pair(..) => !at.offered.contains(**g),
+                _ => true,
             };
             if sides
                 .iter()
@@ -488,4 +557,48 @@ impl Reducer {
         }
         Some(c.held)
     }
+}
+
+/// May `e` fail to evaluate? An index that is not a constant, a division
+/// or remainder, a shift, a negation, or arithmetic whose operands' bound
+/// (values are 32-bit, constants as written) may overflow 64 bits.
+fn may_fail(e: &CExpr) -> bool {
+    fn bound(e: &CExpr) -> Option<u128> {
+        const VALUE: u128 = 1 << 31;
+        const LIMIT: u128 = 1 << 62;
+        let b = match e {
+            CExpr::Const(k) => k.unsigned_abs() as u128,
+            CExpr::Global(_) | CExpr::Local(_) | CExpr::Tid | CExpr::InstLocal(..) => VALUE,
+            CExpr::At(_) | CExpr::InstAt(..) => 1,
+            CExpr::Count(_, body) => {
+                bound(body)?;
+                VALUE
+            }
+            CExpr::GlobalCell(.., i) | CExpr::LocalCell(.., i) | CExpr::InstLocalCell(.., i) => {
+                match **i {
+                    CExpr::Const(_) => VALUE,
+                    _ => return None,
+                }
+            }
+            CExpr::Un(UnOp::Not, a) => {
+                bound(a)?;
+                1
+            }
+            CExpr::Un(..) => return None,
+            CExpr::Bin(op, a, b) => {
+                let (x, y) = (bound(a)?, bound(b)?);
+                match op {
+                    BinOp::Add | BinOp::Sub | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => {
+                        2 * x.max(y)
+                    }
+                    BinOp::Mul => x.saturating_mul(y),
+                    BinOp::Div | BinOp::Rem | BinOp::Shl | BinOp::Shr => return None,
+                    _ => 1,
+                }
+            }
+            CExpr::Term(_) => return None,
+        };
+        (b < LIMIT).then_some(b)
+    }
+    bound(e).is_none()
 }
