@@ -2,8 +2,10 @@
 //! thread may still touch from each of its locations: the static dependence
 //! relation behind partial-order reduction (`engine/por/`). Two
 //! transitions of different threads are dependent when one writes a global
-//! slot the other reads or writes, or both take part in rendezvous on one
-//! channel; locals belong to their thread and make no dependence.
+//! slot the other reads or writes, or (for the thread closure) both take
+//! part in rendezvous on one channel, where the transition closure pairs
+//! the two sides instead (`engine/por/stubborn.rs`); locals belong to their
+//! thread and make no dependence.
 //!
 //! An array cell indexed by a constant is that cell alone (BEEM's generated
 //! processes write `fork[1]`, `pos[0]`); indexed by any other expression it

@@ -344,6 +344,22 @@ fn spin_reports_invalid_end_states_exactly_where_weft_finds_deadlocks() {
     }
 }
 
+/// Every reachable state of `prog`, as store ids of `exp`.
+fn reachable_ids(prog: &Program, exp: &mut Explorer) -> Vec<(u32, Vec<u32>)> {
+    let states = engine::standard::reachable(prog).unwrap();
+    states
+        .into_iter()
+        .map(|(g, ls)| {
+            let ids = ls
+                .iter()
+                .enumerate()
+                .map(|(t, l)| exp.intern_local(t, l))
+                .collect();
+            (exp.globals.intern(&g), ids)
+        })
+        .collect()
+}
+
 /// `standard` decides `deadlock` directly (`Explorer::deadlocked`) rather
 /// than evaluating the predicate: the two agree on every reachable state
 /// of BEEM instances with rendezvous (where the predicate's per-channel
@@ -367,13 +383,7 @@ fn the_direct_deadlock_decision_is_the_predicate() {
         let prog = load(&data(&format!("beem/dve/{name}.dve")));
         let mut exp = Explorer::new(&prog);
         let mut deadlocks = 0;
-        for (g, ls) in engine::standard::reachable(&prog).unwrap() {
-            let g = exp.globals.intern(&g);
-            let ls: Vec<u32> = ls
-                .iter()
-                .enumerate()
-                .map(|(t, l)| exp.intern_local(t, l))
-                .collect();
+        for (g, ls) in reachable_ids(&prog, &mut exp) {
             let predicate = crate::property::holds(&prog.deadlock, &exp, g, &ls);
             let direct = exp.deadlocked(g, &ls);
             assert_eq!(direct, predicate.clone().ok(), "{name}");
@@ -409,13 +419,7 @@ fn the_direct_deadlock_decision_is_the_predicate() {
         "check-deadlock": true, "properties": []}));
     let mut exp = Explorer::new(&prog);
     let mut declined = 0;
-    for (g, ls) in engine::standard::reachable(&prog).unwrap() {
-        let g = exp.globals.intern(&g);
-        let ls: Vec<u32> = ls
-            .iter()
-            .enumerate()
-            .map(|(t, l)| exp.intern_local(t, l))
-            .collect();
+    for (g, ls) in reachable_ids(&prog, &mut exp) {
         let predicate = crate::property::holds(&prog.deadlock, &exp, g, &ls);
         match exp.deadlocked(g, &ls) {
             Some(d) => assert_eq!(Ok(d), predicate),

@@ -135,16 +135,21 @@ fn independent_model() -> impl Strategy<Value = Value> {
     })
 }
 
+/// How many transitions a generated model has.
+fn transitions(m: &Value) -> usize {
+    m["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["transitions"].as_array().unwrap().len())
+        .sum()
+}
+
 /// Cooperative models: each transition may notify an event, and may end
 /// the macro-step by waiting for one or yielding.
 fn cooperative_model() -> impl Strategy<Value = Value> {
     independent_model().prop_flat_map(|m| {
-        let n: usize = m["threads"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["transitions"].as_array().unwrap().len())
-            .sum();
+        let n = transitions(&m);
         proptest::collection::vec((0..4u8, 0..5u8), n).prop_map(move |coop| {
             let mut m = m.clone();
             m["scheduling"] = serde_json::json!("cooperative");
@@ -175,12 +180,7 @@ fn cooperative_model() -> impl Strategy<Value = Value> {
 /// transitions of their own (`stubborn.rs`, `Item::Pair`).
 fn rendezvous_model() -> impl Strategy<Value = Value> {
     independent_model().prop_flat_map(|m| {
-        let n: usize = m["threads"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["transitions"].as_array().unwrap().len())
-            .sum();
+        let n = transitions(&m);
         proptest::collection::vec(0..12u8, n).prop_map(move |kinds| {
             let mut m = m.clone();
             m["channels"] = serde_json::json!(["c0", "c1"]);

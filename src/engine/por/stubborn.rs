@@ -224,8 +224,9 @@ impl Stubborn {
 pub(super) struct AtState {
     enabled: Slots,
     /// The sides of rendezvous at their thread's location whose guard
-    /// holds (or fails to evaluate: the rendezvous then fails, a step
-    /// that must not be ignored either).
+    /// holds, or fails to evaluate (the side fails: a model error of its
+    /// thread, reported at this state; counting it as offered only makes
+    /// the set larger).
     offered: Slots,
     reachable: Slots,
     /// How many threads can move, alone or in a rendezvous.
