@@ -13,6 +13,7 @@
 //! another thread's store (`count`, instance references: properties only,
 //! today) is marked `whole_state` and depends on every thread.
 
+use super::ops::{BinOp, UnOp};
 use super::{Action, CExpr, Program, SyncOp, Target, Template};
 
 /// A set of global slots (or of channels): a plain bitset.
@@ -312,6 +313,50 @@ pub(crate) fn reachable_transitions(tpl: &Template, start: usize) -> Vec<u32> {
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// May `e` fail to evaluate? An index that is not a constant, a division
+/// or remainder, a shift, a negation, or arithmetic whose operands' bound
+/// (values are 32-bit, constants as written) may overflow 64 bits.
+pub(crate) fn may_fail(e: &CExpr) -> bool {
+    fn bound(e: &CExpr) -> Option<u128> {
+        const VALUE: u128 = 1 << 31;
+        const LIMIT: u128 = 1 << 62;
+        let b = match e {
+            CExpr::Const(k) => k.unsigned_abs() as u128,
+            CExpr::Global(_) | CExpr::Local(_) | CExpr::Tid | CExpr::InstLocal(..) => VALUE,
+            CExpr::At(_) | CExpr::InstAt(..) => 1,
+            CExpr::Count(_, body) => {
+                bound(body)?;
+                VALUE
+            }
+            CExpr::GlobalCell(.., i) | CExpr::LocalCell(.., i) | CExpr::InstLocalCell(.., i) => {
+                match **i {
+                    CExpr::Const(_) => VALUE,
+                    _ => return None,
+                }
+            }
+            CExpr::Un(UnOp::Not, a) => {
+                bound(a)?;
+                1
+            }
+            CExpr::Un(..) => return None,
+            CExpr::Bin(op, a, b) => {
+                let (x, y) = (bound(a)?, bound(b)?);
+                match op {
+                    BinOp::Add | BinOp::Sub | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => {
+                        2 * x.max(y)
+                    }
+                    BinOp::Mul => x.saturating_mul(y),
+                    BinOp::Div | BinOp::Rem | BinOp::Shl | BinOp::Shr => return None,
+                    _ => 1,
+                }
+            }
+            CExpr::Term(_) => return None,
+        };
+        (b < LIMIT).then_some(b)
+    }
+    bound(e).is_none()
 }
 
 #[cfg(test)]

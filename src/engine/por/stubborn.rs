@@ -43,9 +43,8 @@
 //! entering its location are its enabling set.
 
 use super::{Reducer, ThreadAt, false_reason};
-use crate::program::access::{Access, Slots, reachable_transitions};
-use crate::program::ops::{BinOp, UnOp};
-use crate::program::{CExpr, Program, SyncOp};
+use crate::program::access::{Access, Slots, may_fail, reachable_transitions};
+use crate::program::{Program, SyncOp};
 
 /// The static tables: transitions numbered across threads, their
 /// dependence, who writes each global, and the control graphs.
@@ -558,48 +557,4 @@ impl Reducer {
         }
         Some(c.held)
     }
-}
-
-/// May `e` fail to evaluate? An index that is not a constant, a division
-/// or remainder, a shift, a negation, or arithmetic whose operands' bound
-/// (values are 32-bit, constants as written) may overflow 64 bits.
-fn may_fail(e: &CExpr) -> bool {
-    fn bound(e: &CExpr) -> Option<u128> {
-        const VALUE: u128 = 1 << 31;
-        const LIMIT: u128 = 1 << 62;
-        let b = match e {
-            CExpr::Const(k) => k.unsigned_abs() as u128,
-            CExpr::Global(_) | CExpr::Local(_) | CExpr::Tid | CExpr::InstLocal(..) => VALUE,
-            CExpr::At(_) | CExpr::InstAt(..) => 1,
-            CExpr::Count(_, body) => {
-                bound(body)?;
-                VALUE
-            }
-            CExpr::GlobalCell(.., i) | CExpr::LocalCell(.., i) | CExpr::InstLocalCell(.., i) => {
-                match **i {
-                    CExpr::Const(_) => VALUE,
-                    _ => return None,
-                }
-            }
-            CExpr::Un(UnOp::Not, a) => {
-                bound(a)?;
-                1
-            }
-            CExpr::Un(..) => return None,
-            CExpr::Bin(op, a, b) => {
-                let (x, y) = (bound(a)?, bound(b)?);
-                match op {
-                    BinOp::Add | BinOp::Sub | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => {
-                        2 * x.max(y)
-                    }
-                    BinOp::Mul => x.saturating_mul(y),
-                    BinOp::Div | BinOp::Rem | BinOp::Shl | BinOp::Shr => return None,
-                    _ => 1,
-                }
-            }
-            CExpr::Term(_) => return None,
-        };
-        (b < LIMIT).then_some(b)
-    }
-    bound(e).is_none()
 }
