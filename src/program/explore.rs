@@ -52,8 +52,6 @@ pub(crate) struct Explorer<'p> {
     /// Per template and location: does a sync transition leave it? A
     /// thread elsewhere offers no rendezvous, and its memo is not asked.
     pub(super) sync_at: Vec<Vec<bool>>,
-    /// What a thread offers there: nothing (one allocation, shared).
-    pub(super) no_offers: Arc<Offers>,
     memo_entries: usize,
     memo_limit: usize,
     /// `--blocks`: a step runs a thread through a whole reducible block
@@ -110,7 +108,6 @@ impl<'p> Explorer<'p> {
                         .collect()
                 })
                 .collect(),
-            no_offers: Arc::new(Offers::default()),
             memo_entries: 0,
             memo_limit: MEMO_LIMIT,
             blocks: None,
@@ -445,6 +442,23 @@ pub(crate) fn execute(
         out.push((g.clone(), l.clone()));
         return Ok(());
     };
+    assign_then(a, None, rest, tid, template, g, l, out)
+}
+
+/// Runs action `a`, its right-hand side replaced by `value` when one is
+/// given (a receive's target gets the value its sender offered), then
+/// `rest` (as `execute`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn assign_then(
+    a: &Action,
+    value: Option<i64>,
+    rest: &[Action],
+    tid: i64,
+    template: usize,
+    g: &mut Vec<Val>,
+    l: &mut Vec<Val>,
+    out: &mut Vec<(Vec<Val>, Vec<Val>)>,
+) -> Result<(), EvalError> {
     let ctx = Ctx {
         g,
         tid,
@@ -459,9 +473,14 @@ pub(crate) fn execute(
         Target::GlobalCell(base, len, i) => (true, base + cell(i, *len, &a.var, &ctx)?),
         Target::LocalCell(base, len, i) => (false, base + cell(i, *len, &a.var, &ctx)?),
     };
-    let values: Vec<i64> = match &a.rhs {
-        Some(e) => {
-            let v = e.eval(&ctx)?;
+    // The values the target takes: one, or every value of its domain
+    // (`any`). A range, not a list: this runs for every action fired.
+    let values = match value
+        .map(Ok)
+        .or_else(|| a.rhs.as_ref().map(|e| e.eval(&ctx)))
+    {
+        Some(v) => {
+            let v = v?;
             if !a.domain.contains(v) {
                 return Err(EvalError::new(format!(
                     "assignment out of range: `{}` gets {v}, outside its domain {}",
@@ -469,9 +488,9 @@ pub(crate) fn execute(
                     a.domain.describe()
                 )));
             }
-            vec![v]
+            v..=v
         }
-        None => (a.domain.min..=a.domain.max).collect(),
+        None => a.domain.min..=a.domain.max,
     };
     for v in values {
         let store = if is_global { &mut *g } else { &mut *l };

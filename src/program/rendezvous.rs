@@ -10,8 +10,8 @@
 //! searches (`standard`, refine's trace search). The abstract modes pair
 //! thread states drawn from their own abstract state (`engine::rendezvous`).
 
-use super::explore::{Explorer, MEMO_LIMIT, execute};
-use super::{Action, CExpr, Ctx, EvalError, SyncOp, Val};
+use super::explore::{Explorer, MEMO_LIMIT, assign_then, execute};
+use super::{Ctx, EvalError, SyncOp, Val};
 use std::sync::Arc;
 
 /// The sync transitions a thread at `(g, l)` can fire, with their guards
@@ -48,8 +48,26 @@ pub(crate) struct SyncStep {
     pub(crate) l_recv: u32,
 }
 
-/// A send as paired: (transition, channel, value, failed).
-type Offered = (u32, u32, Option<i64>, bool);
+/// A send and a receive of two threads that meet on a channel, to fire.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pair {
+    pub(crate) sender: usize,
+    pub(crate) send_trans: u32,
+    /// The value sent (`None` for `c!`).
+    pub(crate) value: Option<i64>,
+    pub(crate) receiver: usize,
+    pub(crate) recv_trans: u32,
+}
+
+/// What a state's rendezvous come to before any fires (`plan_syncs`).
+#[derive(Debug, Default)]
+pub(crate) struct SyncPlan {
+    pub(crate) pairs: Vec<Pair>,
+    /// The rendezvous that fail before firing (a failed offer).
+    pub(crate) failed: Vec<SyncFailure>,
+    /// The first run-time model error met.
+    pub(crate) error: Option<String>,
+}
 
 /// A rendezvous that fails at run time: the thread and its sync transition,
 /// and the receiver and its transition when the pair's effects failed.
@@ -80,12 +98,23 @@ impl Explorer<'_> {
     }
 
     fn compute_offers(&self, thread: usize, g: u32, l: u32) -> Offers {
+        let mut out = Offers::default();
+        self.compute_offers_into(thread, g, l, &mut out);
+        out
+    }
+
+    /// As `compute_offers`, into `out` (cleared first): a buffer kept from
+    /// state to state makes no allocation.
+    fn compute_offers_into(&self, thread: usize, g: u32, l: u32, out: &mut Offers) {
+        out.sends.clear();
+        out.recvs.clear();
+        out.failed.clear();
+        out.error = None;
         let prog = self.prog;
         let th = &prog.threads[thread];
         let tpl = &prog.templates[th.template as usize];
         let gs = self.globals.get(g);
         let ls = self.locals[th.template as usize].get(l);
-        let mut out = Offers::default();
         for &ti in &tpl.outgoing[ls[0] as usize] {
             let tr = &tpl.transitions[ti as usize];
             let Some(op) = &tr.sync else { continue };
@@ -124,7 +153,6 @@ impl Explorer<'_> {
                 }
             }
         }
-        out
     }
 
     /// Every rendezvous enabled in the state `(g, locals)`: a `c!e` of one
@@ -152,104 +180,138 @@ impl Explorer<'_> {
         g: u32,
         locals: &[u32],
     ) -> (Vec<SyncStep>, Option<String>, Vec<SyncFailure>) {
+        let mut plan = SyncPlan::default();
+        self.plan_syncs(g, locals, &mut Vec::new(), &mut plan);
+        let mut out = Vec::new();
+        for pair in &plan.pairs {
+            match self.fire_pair(g, locals, pair) {
+                Ok(steps) => out.extend(steps),
+                Err(m) => {
+                    plan.failed.push((
+                        pair.sender,
+                        pair.send_trans,
+                        Some((pair.receiver, pair.recv_trans)),
+                    ));
+                    plan.error.get_or_insert(m);
+                }
+            }
+        }
+        (out, plan.error, plan.failed)
+    }
+
+    /// What `sync_steps_failing` would fire in the state `(g, locals)`,
+    /// read-only (the workers of `standard` plan, the coordinator fires
+    /// and interns): the pairs that meet, the rendezvous that fail before
+    /// firing, and the first run-time model error met. `offers` is a
+    /// buffer, one entry per thread, kept from state to state.
+    pub(crate) fn plan_syncs(
+        &self,
+        g: u32,
+        locals: &[u32],
+        offers: &mut Vec<Offers>,
+        plan: &mut SyncPlan,
+    ) {
+        plan.pairs.clear();
+        plan.failed.clear();
+        plan.error = None;
         // Most states have few threads, often none, where a sync
         // transition leaves: the others offer nothing (no guard to
-        // evaluate, none to fail), so they are not looked up.
+        // evaluate, none to fail), so they are not looked at.
         if !(0..locals.len()).any(|t| self.syncs(t, locals[t])) {
-            return (Vec::new(), None, Vec::new());
+            return;
         }
-        let offers: Vec<Arc<Offers>> = (0..locals.len())
-            .map(|t| {
-                if self.syncs(t, locals[t]) {
-                    self.offers(t, g, locals[t])
-                } else {
-                    self.no_offers.clone()
-                }
-            })
-            .collect();
-        // Most states where sync transitions leave have no send that meets
-        // a receive of another thread: nothing to pair, nothing failed.
-        let meets = |t1: usize, c: u32| {
-            offers
-                .iter()
-                .enumerate()
-                .any(|(t2, o)| t2 != t1 && o.recvs.iter().any(|r| r.1 == c))
-        };
-        if offers.iter().all(|o| o.failed.is_empty())
-            && !offers
-                .iter()
-                .enumerate()
-                .any(|(t1, o)| o.sends.iter().any(|s| meets(t1, s.1)))
-        {
-            return (Vec::new(), None, Vec::new());
+        offers.resize_with(locals.len(), Offers::default);
+        for (t, o) in offers.iter_mut().enumerate() {
+            if self.syncs(t, locals[t]) {
+                self.compute_offers_into(t, g, locals[t], o);
+            } else {
+                o.sends.clear();
+                o.recvs.clear();
+                o.failed.clear();
+                o.error = None;
+            }
         }
-        let mut error = offers.iter().find_map(|o| o.error.clone());
+        let offers = &offers[..locals.len()];
+        plan.error = offers.iter().find_map(|o| o.error.clone());
         let divine = self.prog.error_state.is_some();
-        let mut failed: Vec<SyncFailure> = Vec::new();
         if !divine {
-            failed.extend(
+            plan.failed.extend(
                 offers
                     .iter()
                     .enumerate()
                     .flat_map(|(t, o)| o.failed.iter().map(move |&tr| (t, tr, None))),
             );
         }
-        // Per thread: its sends and its receives, each marked failed or not.
-        let channel =
-            |t: usize, tr: u32| match &self.prog.template_of(t).transitions[tr as usize].sync {
-                Some(SyncOp::Send { channel, .. }) => (*channel, true),
-                Some(SyncOp::Recv { channel, .. }) => (*channel, false),
-                None => (u32::MAX, false),
-            };
-        let mut sends: Vec<Vec<Offered>> = Vec::new();
-        let mut recvs: Vec<Vec<(u32, u32, bool)>> = Vec::new();
-        let mut bad_channel: Vec<u32> = Vec::new();
-        for (t, o) in offers.iter().enumerate() {
-            let mut s: Vec<_> = o
-                .sends
-                .iter()
-                .map(|&(tr, c, v)| (tr, c, v, false))
-                .collect();
-            let mut r: Vec<_> = o.recvs.iter().map(|&(tr, c)| (tr, c, false)).collect();
-            if divine {
-                for &tr in &o.failed {
-                    match channel(t, tr) {
-                        (c, true) => s.push((tr, c, None, true)),
-                        (c, false) => {
-                            r.push((tr, c, true));
-                            bad_channel.push(c);
-                        }
+        // Under DiVinE's rule a failed offer is paired too: a failed send
+        // fails its pairs, a failed receive every pair on its channel.
+        let failed_offers = |t: usize, sends: bool| self.failed_sides(t, &offers[t], sends);
+        let bad_channel = |c: u32| {
+            divine
+                && offers
+                    .iter()
+                    .enumerate()
+                    .any(|(t, _)| failed_offers(t, false).any(|(_, c2)| c2 == c))
+        };
+        for (t1, o1) in offers.iter().enumerate() {
+            let sends = o1.sends.iter().map(|&(tr, c, v)| (tr, c, v, false));
+            let failed_sends = failed_offers(t1, true).map(|(tr, c)| (tr, c, None, true));
+            for (send_trans, c, value, send_failed) in sends.chain(failed_sends) {
+                for (t2, o2) in offers.iter().enumerate() {
+                    if t2 == t1 {
+                        continue;
                     }
-                }
-            }
-            sends.push(s);
-            recvs.push(r);
-        }
-        let mut out = Vec::new();
-        for (t1, ss) in sends.iter().enumerate() {
-            for &(tr1, c, value, send_failed) in ss {
-                for (t2, rs) in recvs.iter().enumerate() {
-                    for &(tr2, c2, _) in rs {
-                        if c != c2 || t1 == t2 {
+                    let recvs = o2.recvs.iter().map(|&(tr, c2)| (tr, c2));
+                    for (recv_trans, c2) in recvs.chain(failed_offers(t2, false)) {
+                        if c != c2 {
                             continue;
                         }
-                        if send_failed || bad_channel.contains(&c) {
-                            failed.push((t1, tr1, Some((t2, tr2))));
+                        if send_failed || bad_channel(c) {
+                            plan.failed.push((t1, send_trans, Some((t2, recv_trans))));
                             continue;
                         }
-                        let send = (t1, locals[t1], tr1, value);
-                        match self.fire(g, send, (t2, locals[t2], tr2)) {
-                            Ok(steps) => out.extend(steps),
-                            Err(m) => {
-                                failed.push((t1, tr1, Some((t2, tr2))));
-                                error.get_or_insert(m);
-                            }
-                        }
+                        plan.pairs.push(Pair {
+                            sender: t1,
+                            send_trans,
+                            value,
+                            receiver: t2,
+                            recv_trans,
+                        });
                     }
                 }
             }
         }
-        (out, error, failed)
+    }
+
+    /// Under DiVinE's rule (the program has an error state), the sends
+    /// (or the receives) among the failed offers `o` of thread `t`, with
+    /// their channels; otherwise none.
+    fn failed_sides<'a>(
+        &'a self,
+        t: usize,
+        o: &'a Offers,
+        sends: bool,
+    ) -> impl Iterator<Item = (u32, u32)> + 'a {
+        let divine = self.prog.error_state.is_some();
+        let tpl = self.prog.template_of(t);
+        o.failed
+            .iter()
+            .filter(move |_| divine)
+            .filter_map(move |&tr| match &tpl.transitions[tr as usize].sync {
+                Some(SyncOp::Send { channel, .. }) if sends => Some((tr, *channel)),
+                Some(SyncOp::Recv { channel, .. }) if !sends => Some((tr, *channel)),
+                _ => None,
+            })
+    }
+
+    /// Fires one planned pair from the state `(g, locals)`.
+    pub(crate) fn fire_pair(
+        &mut self,
+        g: u32,
+        locals: &[u32],
+        p: &Pair,
+    ) -> Result<Vec<SyncStep>, String> {
+        let send = (p.sender, locals[p.sender], p.send_trans, p.value);
+        self.fire(g, send, (p.receiver, locals[p.receiver], p.recv_trans))
     }
 
     /// Fires one sender (thread, local, send transition, value) with one
@@ -261,8 +323,7 @@ impl Explorer<'_> {
         (t1, l1, tr1, value): (usize, u32, u32, Option<i64>),
         (t2, l2, tr2): (usize, u32, u32),
     ) -> Result<Vec<SyncStep>, String> {
-        let gs: Vec<Val> = self.globals.get(g).to_vec();
-        let results = self.rendezvous(&gs, (t1, l1, tr1, value), (t2, l2, tr2))?;
+        let results = self.rendezvous(self.globals.get(g), (t1, l1, tr1, value), (t2, l2, tr2))?;
         Ok(results
             .into_iter()
             .map(|(g2, ls, lr)| SyncStep {
@@ -302,26 +363,34 @@ impl Explorer<'_> {
         )
         .map_err(|e| fail(send, e))?;
         // The receive is an assignment of the offered value, then the effects.
-        let mut recv_actions: Vec<Action> = Vec::new();
-        if let (
-            Some(SyncOp::Recv {
-                target: Some(a), ..
-            }),
-            Some(v),
-        ) = (&recv.sync, value)
-        {
-            let mut a = a.clone();
-            a.rhs = Some(CExpr::Const(v));
-            recv_actions.push(a);
-        }
-        recv_actions.extend(recv.actions.iter().cloned());
+        let assign = match (&recv.sync, value) {
+            (
+                Some(SyncOp::Recv {
+                    target: Some(a), ..
+                }),
+                Some(v),
+            ) => Some((a, v)),
+            _ => None,
+        };
         let mut out = Vec::new();
         for (mut g2, mut ls1) in after_send {
             ls1[0] = send.to as Val;
             let mut ls2 = self.locals[tp2].get(l2).to_vec();
             let mut done = Vec::new();
-            execute(&recv_actions, th2.tid, tp2, &mut g2, &mut ls2, &mut done)
-                .map_err(|e| fail(recv, e))?;
+            let received = match assign {
+                Some((a, v)) => assign_then(
+                    a,
+                    Some(v),
+                    &recv.actions,
+                    th2.tid,
+                    tp2,
+                    &mut g2,
+                    &mut ls2,
+                    &mut done,
+                ),
+                None => execute(&recv.actions, th2.tid, tp2, &mut g2, &mut ls2, &mut done),
+            };
+            received.map_err(|e| fail(recv, e))?;
             for (g3, mut ls2) in done {
                 ls2[0] = recv.to as Val;
                 out.push((g3, ls1.clone(), ls2));

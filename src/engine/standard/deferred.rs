@@ -43,13 +43,25 @@ impl Search<'_> {
             let (thread, l) = self.mover(&state, t as usize);
             succs.push(self.exp.successors(thread, state[0], l));
         }
-        if !prog.channels.is_empty() && !self.rendezvous(level, &mut b, budget, decisions) {
+        // The rendezvous' successors, packed one after another.
+        let mut paired = Vec::new();
+        if !prog.channels.is_empty()
+            && !self.rendezvous(level, &mut b, budget, decisions, &mut paired)
+        {
             return b;
         }
+        let words = self.visited.packer.words;
+        let items = deferred.len() + paired.len() / words;
         let shared = self.shared(level, props, done, budget, decisions);
-        let more = self.on_workers(deferred.len(), || {
-            shared.run_parts(deferred.len(), |k, w, b| {
-                let (i, t) = deferred[k];
+        let more = self.on_workers(items, || {
+            shared.run_parts(items, |k, w, b| {
+                let Some(&(i, t)) = deferred.get(k) else {
+                    let k = k - deferred.len();
+                    shared
+                        .visited
+                        .push(&mut w.batch, &paired[k * words..(k + 1) * words]);
+                    return;
+                };
                 shared
                     .visited
                     .packer
@@ -60,7 +72,9 @@ impl Search<'_> {
         b.merge(more, level)
     }
 
-    /// Rendezvous: two threads move together (DVE's `sync c!`/`c?`).
+    /// Rendezvous: two threads move together (DVE's `sync c!`/`c?`). Their
+    /// successors are packed into `paired`, for the workers to insert (on
+    /// this thread, the inserts were a quarter of leader_election.5's run).
     /// False when a budget stopped it.
     fn rendezvous(
         &mut self,
@@ -68,43 +82,57 @@ impl Search<'_> {
         b: &mut Batch,
         budget: &Budget,
         decisions: Option<&Decisions>,
+        paired: &mut Vec<u64>,
     ) -> bool {
+        let planned = std::mem::take(&mut b.syncs);
+        let pairs = std::mem::take(&mut b.pairs);
         let mut state = Vec::new();
         let mut next = Vec::new();
         let mut packed = Vec::new();
-        for i in 0..level.len() {
-            if self.poll_due(i, budget) {
+        for (k, p) in planned.into_iter().enumerate() {
+            if self.poll_due(k, budget) {
                 return false;
             }
+            let i = p.index as usize;
             self.visited.packer.unpack(level.packed(i), &mut state);
-            let (steps, error, failed) = self.exp.sync_steps_failing(state[0], &state[1..]);
+            let (mut failed, mut error) = (u64::from(p.failed), p.error);
+            for pair in &pairs[p.pairs] {
+                let steps = match self.exp.fire_pair(state[0], &state[1..], pair) {
+                    Ok(steps) => steps,
+                    Err(m) => {
+                        failed += 1;
+                        error.get_or_insert(m);
+                        continue;
+                    }
+                };
+                if decisions
+                    .is_some_and(|d| !(d.expands(i, pair.sender) && d.expands(i, pair.receiver)))
+                {
+                    continue;
+                }
+                for st in steps {
+                    b.transitions += 1;
+                    next.clone_from(&state);
+                    next[0] = st.g;
+                    next[1 + st.sender] = st.l_send;
+                    next[1 + st.receiver] = st.l_recv;
+                    if let Some(sym) = &self.sym {
+                        sym.canonicalise(&mut next);
+                    }
+                    self.visited.packer.pack(&next, &mut packed);
+                    paired.extend_from_slice(&packed);
+                }
+            }
             if error.is_some() {
                 let c = Candidate {
                     index: i as u32,
                     finding: Finding::SyncError,
                 };
                 b.note_error(Some(c), level);
-                if let Some(key) = self.error_key.as_ref().filter(|_| !failed.is_empty()) {
-                    b.transitions += failed.len() as u64;
+                if let Some(key) = self.error_key.as_ref().filter(|_| failed > 0) {
+                    b.transitions += failed;
                     self.visited.insert(key);
                 }
-            }
-            for st in steps {
-                if decisions
-                    .is_some_and(|d| !(d.expands(i, st.sender) && d.expands(i, st.receiver)))
-                {
-                    continue;
-                }
-                b.transitions += 1;
-                next.clone_from(&state);
-                next[0] = st.g;
-                next[1 + st.sender] = st.l_send;
-                next[1 + st.receiver] = st.l_recv;
-                if let Some(sym) = &self.sym {
-                    sym.canonicalise(&mut next);
-                }
-                self.visited.packer.pack(&next, &mut packed);
-                self.visited.insert(&packed);
             }
         }
         true

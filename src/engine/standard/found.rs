@@ -4,7 +4,9 @@
 //! that the result does not depend on the number of jobs.
 
 use super::super::store::Level;
+use crate::program::rendezvous::Pair;
 use std::cmp::Ordering;
+use std::ops::Range;
 
 /// A state of the current level that a worker singled out: its index in
 /// the level and what it found there (`Finding`).
@@ -37,6 +39,22 @@ pub(super) struct Batch {
     pub(super) model_error: Option<Candidate>,
     /// (index in the level, thread) whose successors were not memoised.
     pub(super) deferred: Vec<(u32, u32)>,
+    /// States whose rendezvous the coordinator fires (planned by the
+    /// workers: `Explorer::plan_syncs`).
+    pub(super) syncs: Vec<Planned>,
+    /// Their pairs, one state's after another.
+    pub(super) pairs: Vec<Pair>,
+}
+
+/// A state of the level with rendezvous to fire, or that fail.
+pub(super) struct Planned {
+    pub(super) index: u32,
+    /// Its pairs, in the batch's `pairs`.
+    pub(super) pairs: Range<usize>,
+    /// Rendezvous that failed before firing (a failed offer).
+    pub(super) failed: u32,
+    /// The first run-time model error met.
+    pub(super) error: Option<String>,
 }
 
 impl Batch {
@@ -48,6 +66,8 @@ impl Batch {
             errors: vec![0; props],
             model_error: None,
             deferred: Vec::new(),
+            syncs: Vec::new(),
+            pairs: Vec::new(),
         }
     }
 
@@ -75,6 +95,12 @@ impl Batch {
         }
         self.note_error(other.model_error, level);
         self.deferred.extend(other.deferred);
+        let shift = self.pairs.len();
+        self.syncs.extend(other.syncs.into_iter().map(|mut p| {
+            p.pairs = p.pairs.start + shift..p.pairs.end + shift;
+            p
+        }));
+        self.pairs.extend(other.pairs);
         self
     }
 }

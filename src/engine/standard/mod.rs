@@ -143,6 +143,8 @@ impl<'p> Search<'p> {
                     checkers: checkers.clone(),
                     deadlock: deadlock.clone(),
                     since_poll: 0,
+                    offers: Vec::new(),
+                    plan: Default::default(),
                 }))
             })
             .collect();

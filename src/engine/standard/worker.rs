@@ -8,8 +8,9 @@ use super::super::store::{self, Level, StateStore};
 use super::super::symmetry::Symmetry;
 use super::super::{Budget, POLL_EVERY};
 use super::counter::Counters;
-use super::found::{Batch, Candidate, Finding};
+use super::found::{Batch, Candidate, Finding, Planned};
 use super::reduce::Decisions;
+use crate::program::rendezvous::{Offers, SyncPlan};
 use crate::program::{Explorer, Succs};
 use crate::property::ConcreteChecker;
 use crossbeam_utils::CachePadded;
@@ -30,6 +31,9 @@ pub(super) struct Scratch {
     pub(super) deadlock: Option<ConcreteChecker>,
     /// States handled since this worker last polled the budget.
     pub(super) since_poll: u32,
+    /// Each thread's rendezvous offers, and a state's plan of them.
+    pub(super) offers: Vec<Offers>,
+    pub(super) plan: SyncPlan,
 }
 
 /// What every worker reads during a level.
@@ -88,6 +92,10 @@ impl Shared<'_, '_> {
             None => self.expand_threads(i, w, b),
         };
         let prog = self.exp.prog;
+        // (Symmetry, and so counters, refuse channels.)
+        if self.ctr.is_none() && !prog.channels.is_empty() {
+            self.plan_rendezvous(i, w, b);
+        }
         // `deadlock` decided directly, once, where it may hold (`None`:
         // not asked yet; `Some(None)`: the predicate must be evaluated).
         let mut deadlocked: Option<Option<bool>> = None;
@@ -161,6 +169,27 @@ impl Shared<'_, '_> {
             }
         }
         quiet
+    }
+
+    /// Plans the rendezvous of state `i` (unpacked in `w.state`) for the
+    /// coordinator, which fires them and interns the stores: pairing the
+    /// offers here, in parallel, was most of the coordinator's time on
+    /// BEEM's rendezvous-heavy models (lup.3, pgm_protocol.8).
+    fn plan_rendezvous(&self, i: usize, w: &mut Scratch, b: &mut Batch) {
+        let (g, locals) = (w.state[0], &w.state[1..]);
+        self.exp.plan_syncs(g, locals, &mut w.offers, &mut w.plan);
+        let plan = &mut w.plan;
+        if plan.pairs.is_empty() && plan.failed.is_empty() && plan.error.is_none() {
+            return;
+        }
+        let start = b.pairs.len();
+        b.pairs.extend_from_slice(&plan.pairs);
+        b.syncs.push(Planned {
+            index: i as u32,
+            pairs: start..b.pairs.len(),
+            failed: plan.failed.len() as u32,
+            error: plan.error.take(),
+        });
     }
 
     /// Runs `f` on every index of `0..count` on the workers, each part of
