@@ -239,13 +239,95 @@ impl<'p> Explorer<'p> {
         if let Some(s) = self.memo[class].get(&(g, l)) {
             return s.clone();
         }
-        let succs = Arc::new(self.compute(thread, g, l));
+        let succs = self.compute(thread, g, l);
+        self.memoise(class, g, l, succs)
+    }
+
+    /// Keeps `succs` in the memo (while it has room) and returns it shared.
+    fn memoise(&mut self, class: usize, g: u32, l: u32, succs: Succs) -> Arc<Succs> {
+        let succs = Arc::new(succs);
         if self.memo_entries < self.memo_limit {
             self.memo[class].insert((g, l), succs.clone());
             self.dense.add(class, g, l, &succs);
             self.memo_entries += 1;
         }
         succs
+    }
+
+    /// Can a worker fire a thread's transitions without this explorer
+    /// (`fire_flat`)? Not when a step runs several transitions (a
+    /// cooperative macro-step, a block): those intern as they go.
+    pub(crate) fn fires_read_only(&self) -> bool {
+        self.prog.scheduler.is_none() && self.blocks.is_none()
+    }
+
+    /// What `successors` computes, before its stores are interned, read-only
+    /// (for the workers of a parallel search, when `fires_read_only`): each
+    /// step's global then local store appended to `fired.values`, its
+    /// transition to `fired.trans`. Returns the first run-time model error
+    /// and the number of failed transitions.
+    pub(crate) fn fire_flat(
+        &self,
+        thread: usize,
+        g: u32,
+        l: u32,
+        fired: &mut Fired,
+    ) -> (Option<(u32, String)>, u32) {
+        fired.scratch.clear();
+        let mut failures = 0;
+        let (gs, ls) = (self.globals.get(g), self.local(thread, l));
+        let error = fire_all_counting(self.prog, thread, gs, ls, &mut fired.scratch, &mut failures);
+        for (g2, l2, trans) in fired.scratch.drain(..) {
+            fired.values.extend_from_slice(&g2);
+            fired.values.extend_from_slice(&l2);
+            fired.trans.push(trans);
+        }
+        (error, failures)
+    }
+
+    /// The successors of `thread` from `(g, l)` from what `fire_flat` put in
+    /// `values` and `trans`: their stores interned, memoised. When an
+    /// earlier call memoised them already, that entry.
+    pub(crate) fn successors_fired(
+        &mut self,
+        thread: usize,
+        (g, l): (u32, u32),
+        (values, trans): (&[Val], &[u32]),
+        (error, failures): (Option<(u32, String)>, u32),
+    ) -> Arc<Succs> {
+        let class = self.class_of[thread];
+        if let Some(s) = self.memo[class].get(&(g, l)) {
+            return s.clone();
+        }
+        let succs = self.intern_fired(thread, g, l, (values, trans), (error, failures));
+        self.memoise(class, g, l, succs)
+    }
+
+    /// Interns the stores of fired steps (laid out as `fire_flat` does).
+    fn intern_fired(
+        &mut self,
+        thread: usize,
+        g: u32,
+        l: u32,
+        (values, trans): (&[Val], &[u32]),
+        (error, failures): (Option<(u32, String)>, u32),
+    ) -> Succs {
+        let (glen, llen) = (self.globals.get(g).len(), self.local(thread, l).len());
+        let template = self.template_id(thread);
+        let mut out = Succs {
+            steps: Vec::with_capacity(trans.len()),
+            error,
+            failures,
+        };
+        for (stores, &trans) in values.chunks_exact(glen + llen).zip(trans) {
+            let (g2, l2) = stores.split_at(glen);
+            out.steps.push(Step {
+                g: self.globals.intern(g2),
+                l: self.locals[template].intern(l2),
+                trans,
+            });
+        }
+        out
     }
 
     /// Successors of `thread` from `(g, l)`, neither looked up in the memo
@@ -320,26 +402,20 @@ impl<'p> Explorer<'p> {
         if let Some(b) = self.blocks.clone() {
             return self.compute_block(thread, g, l, &b);
         }
-        let prog = self.prog;
-        let gs: Vec<Val> = self.globals.get(g).to_vec();
-        let ls: Vec<Val> = self.local(thread, l).to_vec();
-        let mut fired = Vec::new();
-        let mut failures = 0;
-        let error = fire_all_counting(prog, thread, &gs, &ls, &mut fired, &mut failures);
-        let mut out = Succs {
-            steps: Vec::with_capacity(fired.len()),
-            error,
-            failures,
-        };
-        for (g2, l2, trans) in fired {
-            out.steps.push(Step {
-                g: self.globals.intern(&g2),
-                l: self.locals[prog.threads[thread].template as usize].intern(&l2),
-                trans,
-            });
-        }
-        out
+        let mut fired = Fired::default();
+        let done = self.fire_flat(thread, g, l, &mut fired);
+        self.intern_fired(thread, g, l, (&fired.values, &fired.trans), done)
     }
+}
+
+/// Steps fired but not interned (`Explorer::fire_flat`): each step's global
+/// and local store, one after another, and its transition.
+#[derive(Debug, Default)]
+pub(crate) struct Fired {
+    pub(crate) values: Vec<Val>,
+    pub(crate) trans: Vec<u32>,
+    /// `fire_all`'s output, kept from call to call.
+    scratch: Vec<(Vec<Val>, Vec<Val>, u32)>,
 }
 
 /// Fires every enabled transition of `thread` (but rendezvous) from the

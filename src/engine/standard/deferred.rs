@@ -30,9 +30,11 @@ impl Search<'_> {
         decisions: Option<&Decisions>,
     ) -> Batch {
         let prog = self.exp.prog;
-        let deferred = std::mem::take(&mut b.deferred);
+        let mut deferred = std::mem::take(&mut b.deferred);
+        let prefired = std::mem::take(&mut b.prefired);
+        let fired = std::mem::take(&mut b.fired);
         let mut state = Vec::new();
-        let mut succs: Vec<Arc<Succs>> = Vec::with_capacity(deferred.len());
+        let mut succs: Vec<Arc<Succs>> = Vec::with_capacity(deferred.len() + prefired.len());
         for (k, &(i, t)) in deferred.iter().enumerate() {
             if self.poll_due(k, budget) {
                 return b;
@@ -43,6 +45,23 @@ impl Search<'_> {
             let (thread, l) = self.mover(&state, t as usize);
             succs.push(self.exp.successors(thread, state[0], l));
         }
+        for (k, p) in prefired.into_iter().enumerate() {
+            if self.poll_due(deferred.len() + k, budget) {
+                return b;
+            }
+            let (i, t) = (p.index, p.thread as usize);
+            self.visited
+                .packer
+                .unpack(level.packed(i as usize), &mut state);
+            let steps = (&fired.values[p.values], &fired.trans[p.trans]);
+            let at = (state[0], state[1 + t]);
+            succs.push(
+                self.exp
+                    .successors_fired(t, at, steps, (p.error, p.failures)),
+            );
+            deferred.push((i, t as u32));
+        }
+        drop(fired);
         // The rendezvous' successors, packed one after another.
         let mut paired = Vec::new();
         if !prog.channels.is_empty()

@@ -4,6 +4,7 @@
 //! that the result does not depend on the number of jobs.
 
 use super::super::store::Level;
+use crate::program::explore::Fired;
 use crate::program::rendezvous::Pair;
 use std::cmp::Ordering;
 use std::ops::Range;
@@ -39,11 +40,28 @@ pub(super) struct Batch {
     pub(super) model_error: Option<Candidate>,
     /// (index in the level, thread) whose successors were not memoised.
     pub(super) deferred: Vec<(u32, u32)>,
+    /// Successors not memoised that a worker fired, for the coordinator
+    /// to intern (their stores in `fired`).
+    pub(super) prefired: Vec<Prefired>,
+    pub(super) fired: Fired,
     /// States whose rendezvous the coordinator fires (planned by the
     /// workers: `Explorer::plan_syncs`).
     pub(super) syncs: Vec<Planned>,
     /// Their pairs, one state's after another.
     pub(super) pairs: Vec<Pair>,
+}
+
+/// The successors of one thread of a state of the level, fired on a
+/// worker (`Explorer::fire_flat`), not interned yet.
+pub(super) struct Prefired {
+    pub(super) index: u32,
+    pub(super) thread: u32,
+    /// Their transitions and stores, in the batch's `fired`.
+    pub(super) trans: Range<usize>,
+    pub(super) values: Range<usize>,
+    /// The first run-time model error, and the failed transitions.
+    pub(super) error: Option<(u32, String)>,
+    pub(super) failures: u32,
 }
 
 /// A state of the level with rendezvous to fire, or that fail.
@@ -66,6 +84,8 @@ impl Batch {
             errors: vec![0; props],
             model_error: None,
             deferred: Vec::new(),
+            prefired: Vec::new(),
+            fired: Fired::default(),
             syncs: Vec::new(),
             pairs: Vec::new(),
         }
@@ -95,6 +115,15 @@ impl Batch {
         }
         self.note_error(other.model_error, level);
         self.deferred.extend(other.deferred);
+        let (trans, values) = (self.fired.trans.len(), self.fired.values.len());
+        self.prefired
+            .extend(other.prefired.into_iter().map(|mut p| {
+                p.trans = p.trans.start + trans..p.trans.end + trans;
+                p.values = p.values.start + values..p.values.end + values;
+                p
+            }));
+        self.fired.trans.extend(other.fired.trans);
+        self.fired.values.extend(other.fired.values);
         let shift = self.pairs.len();
         self.syncs.extend(other.syncs.into_iter().map(|mut p| {
             p.pairs = p.pairs.start + shift..p.pairs.end + shift;

@@ -53,9 +53,9 @@ use std::sync::{Arc, Mutex};
 use worker::{Scratch, Shared};
 
 /// States of a level handed to the workers between two budget checks.
-const CHUNK: usize = 1 << 16;
+const CHUNK: usize = 1 << 14;
 /// Fewer states than this are expanded on the coordinating thread.
-const SMALL: usize = 512;
+const SMALL: usize = 2 * worker::PART;
 /// The coordinator polls the budget every this many deferred successor
 /// computations or rendezvous states: each computes and interns new
 /// stores (µs to tens of µs; a one-thread model such as BEEM's
@@ -362,6 +362,18 @@ impl<'p> Search<'p> {
                 let shared = self.shared(&level, props, &done, budget, decisions.as_ref());
                 let part = self.expand_parallel(&shared, start..end);
                 batch = batch.merge(part, &level);
+                // What the workers could not finish, chunk by chunk: the
+                // stores they fired wait here, so a chunk bounds them.
+                if !self.stop.load(Ordering::Relaxed) {
+                    batch = self.expand_deferred(
+                        &level,
+                        props,
+                        &done,
+                        batch,
+                        budget,
+                        decisions.as_ref(),
+                    );
+                }
                 start = end;
                 let states = self.visited.len();
                 // The frontier: the rest of this level and the next one.
@@ -370,14 +382,6 @@ impl<'p> Search<'p> {
                 why = self.stop_reason(budget);
                 if why.is_some() {
                     break;
-                }
-            }
-            if why.is_none() {
-                batch =
-                    self.expand_deferred(&level, props, &done, batch, budget, decisions.as_ref());
-                // Stopped before the level was done (a state may be left).
-                if self.stop.load(Ordering::Relaxed) || self.visited.is_full() {
-                    why = self.stop_reason(budget);
                 }
             }
             // What the expanded part of the level found is found, when a

@@ -8,7 +8,7 @@ use super::super::store::{self, Level, StateStore};
 use super::super::symmetry::Symmetry;
 use super::super::{Budget, POLL_EVERY};
 use super::counter::Counters;
-use super::found::{Batch, Candidate, Finding, Planned};
+use super::found::{Batch, Candidate, Finding, Planned, Prefired};
 use super::reduce::Decisions;
 use crate::program::rendezvous::{Offers, SyncPlan};
 use crate::program::{Explorer, Succs};
@@ -17,6 +17,11 @@ use crossbeam_utils::CachePadded;
 use rayon::prelude::*;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The fewest states in a part of a level handed to one worker: smaller
+/// parts cost more than they share out. (plc.4's levels hold 480 states on
+/// average, each costly to expand: with 1024 they all ran on one thread.)
+pub(super) const PART: usize = 128;
 
 /// A worker's scratch buffers and property tables, kept from state to
 /// state and level to level.
@@ -160,6 +165,23 @@ impl Shared<'_, '_> {
                     quiet &= succs.steps.is_empty() && succs.error.is_none();
                     self.emit(i, t, succs, w, b);
                 }
+                // Fired here, interned by the coordinator: firing there
+                // was most of its time where nearly every state has a
+                // global store of its own (schedule_world, plc).
+                None if self.exp.fires_read_only() => {
+                    let f = &mut b.fired;
+                    let (trans, values) = (f.trans.len(), f.values.len());
+                    let (error, failures) = self.exp.fire_flat(t, g, l, f);
+                    quiet = quiet && f.trans.len() == trans && error.is_none();
+                    b.prefired.push(Prefired {
+                        index: i as u32,
+                        thread: t as u32,
+                        trans: trans..f.trans.len(),
+                        values: values..f.values.len(),
+                        error,
+                        failures,
+                    });
+                }
                 None => {
                     // Once another thread is known to move, the guards
                     // need not be evaluated here (the coordinator will).
@@ -200,7 +222,7 @@ impl Shared<'_, '_> {
         f: impl Fn(usize, &mut Scratch, &mut Batch) + Sync,
     ) -> Batch {
         let props = self.props.len();
-        let parts = (count / 1024).clamp(1, 16 * self.scratch.len());
+        let parts = (count / PART).clamp(1, 16 * self.scratch.len());
         let part = |p: usize| {
             let mut b = Batch::new(props);
             // A part runs to completion on one thread without waiting
