@@ -1,10 +1,13 @@
-//! The coordinator's part of a level of `standard`: the successors the
-//! workers could not look up in the memo (new `(thread, g, l)`), and the
-//! rendezvous. The workers only read the explorer; new stores must be
-//! interned, which only the coordinator does. (Firing the transitions on
-//! the workers and interning here was tried: on this 2-core machine the
-//! stores allocated on one thread and freed on another cost glibc's
-//! allocator more than the second core gained.)
+//! The coordinator's part of each chunk of a level of `standard`: the
+//! successors the workers could not look up in the memo (new `(thread, g,
+//! l)`), which they fired into flat buffers (`Explorer::fire_flat`) and
+//! which only the coordinator may intern, and the rendezvous they planned
+//! (`Explorer::plan_syncs`), fired here. (Firing on the workers into one
+//! `Vec` per store was tried before and lost: the stores allocated on one
+//! thread and freed on another cost glibc's allocator more than the
+//! second core gained. A flat buffer per part of a level crosses threads
+//! once.) What cannot be fired read-only (a cooperative macro-step, a
+//! block) is still computed here whole.
 
 use super::super::Budget;
 use super::super::store::Level;
@@ -15,11 +18,10 @@ use crate::program::Succs;
 use std::sync::Arc;
 
 impl Search<'_> {
-    /// Computes the deferred successors (interning their stores) and the
-    /// level's rendezvous on this thread, then inserts the deferred ones on
-    /// the workers. Polls the budget every `COORDINATOR_POLL` states (a level
-    /// whose successors are all new, as in a one-thread model, is computed
-    /// here whole); on a stop, returns what was done so far.
+    /// Interns (or computes) the successors the workers deferred and fires
+    /// the rendezvous they planned, for one chunk of the level, on this
+    /// thread; then inserts both on the workers. Polls the budget every
+    /// `COORDINATOR_POLL` items; on a stop, returns what was done so far.
     pub(super) fn expand_deferred(
         &mut self,
         level: &Level,

@@ -6,10 +6,12 @@
 //!
 //! The search is level-synchronous and runs on `--jobs` worker threads
 //! (rayon): the states of one BFS level are expanded in parallel
-//! (`worker.rs`) into the sharded visited set (`store/`). Workers only read the explorer: a
-//! successor that is not memoised yet is deferred, computed by the
-//! coordinating thread (which interns new stores), and then expanded in
-//! parallel too. Properties are checked on every state of a level; of the
+//! (`worker.rs`) into the sharded visited set (`store/`). Workers only read
+//! the explorer: a successor that is not memoised yet is fired by the
+//! worker into a flat buffer and interned by the coordinating thread (the
+//! only one that interns new stores), chunk by chunk of the level; a
+//! state's rendezvous are planned by the worker and fired by the
+//! coordinator; both are then inserted in parallel too. Properties are checked on every state of a level; of the
 //! violations found in one level, the least state (by its packed words) is
 //! reported, so the verdict, the state count and the trace length are the
 //! same for every number of jobs.

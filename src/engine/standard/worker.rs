@@ -1,8 +1,9 @@
 //! The worker side of `standard`'s level-synchronous search: what every
 //! worker reads during a level (`Shared`), its scratch buffers, and the
 //! expansion of one state: successors by every thread whose successors are
-//! memoised (the others deferred to the coordinator, `mod.rs`), properties
-//! and deadlocks checked, successors batched into the sharded visited set.
+//! memoised (the others fired here for the coordinator to intern,
+//! `deferred.rs`), its rendezvous planned, properties and deadlocks
+//! checked, successors batched into the sharded visited set.
 
 use super::super::store::{self, Level, StateStore};
 use super::super::symmetry::Symmetry;
