@@ -518,21 +518,17 @@ pub(crate) fn execute(
         out.push((g.clone(), l.clone()));
         return Ok(());
     };
-    assign_then(a, None, rest, tid, template, g, l, out)
+    assign_then((a, None), rest, (tid, template), (g, l), out)
 }
 
 /// Runs action `a`, its right-hand side replaced by `value` when one is
 /// given (a receive's target gets the value its sender offered), then
 /// `rest` (as `execute`).
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn assign_then(
-    a: &Action,
-    value: Option<i64>,
+    (a, value): (&Action, Option<i64>),
     rest: &[Action],
-    tid: i64,
-    template: usize,
-    g: &mut Vec<Val>,
-    l: &mut Vec<Val>,
+    (tid, template): (i64, usize),
+    (g, l): (&mut Vec<Val>, &mut Vec<Val>),
     out: &mut Vec<(Vec<Val>, Vec<Val>)>,
 ) -> Result<(), EvalError> {
     let ctx = Ctx {

@@ -379,13 +379,10 @@ impl Explorer<'_> {
             let mut done = Vec::new();
             let received = match assign {
                 Some((a, v)) => assign_then(
-                    a,
-                    Some(v),
+                    (a, Some(v)),
                     &recv.actions,
-                    th2.tid,
-                    tp2,
-                    &mut g2,
-                    &mut ls2,
+                    (th2.tid, tp2),
+                    (&mut g2, &mut ls2),
                     &mut done,
                 ),
                 None => execute(&recv.actions, th2.tid, tp2, &mut g2, &mut ls2, &mut done),

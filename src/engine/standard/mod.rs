@@ -11,10 +11,11 @@
 //! worker into a flat buffer and interned by the coordinating thread (the
 //! only one that interns new stores), chunk by chunk of the level; a
 //! state's rendezvous are planned by the worker and fired by the
-//! coordinator; both are then inserted in parallel too. Properties are checked on every state of a level; of the
-//! violations found in one level, the least state (by its packed words) is
-//! reported, so the verdict, the state count and the trace length are the
-//! same for every number of jobs.
+//! coordinator; both are then inserted in parallel too. Properties are
+//! checked on every state of a level; of the violations found in one
+//! level, the least state (by its packed words) is reported, so the
+//! verdict, the state count and the trace length are the same for every
+//! number of jobs.
 //!
 //! Budgets stop the search inside a level too: every worker polls the
 //! budget every `POLL_EVERY` states it expands, the coordinator more often
