@@ -21,10 +21,14 @@
 //! (docs/performance.md, "Partial-order reduction").
 //!
 //! The decision is made on the coordinating thread, while the store holds
-//! exactly the levels up to the current one: it does not depend on the
-//! order in which the workers later insert the next level, so counts and
-//! verdicts are the same for every number of jobs. It also computes (and
-//! memoises) every thread's successors, so the workers rarely defer one.
+//! exactly the levels up to the current one. The proviso is sound for any
+//! order of a level, but the order is the store's (`take_level`: shard by
+//! shard, in insertion order), which races between workers: with more
+//! than one job, verdicts are the same every run, and the reduced state
+//! and transition counts may vary slightly from run to run (deterministic
+//! with `--jobs 1`). Deciding in an order of the level's packed keys would
+//! remove that; not done yet. The decision also computes (and memoises)
+//! every thread's successors, so the workers rarely defer one.
 
 use super::super::Budget;
 use super::super::por::{Reducer, ThreadAt};
