@@ -418,6 +418,14 @@ pub(crate) struct Fired {
     scratch: Vec<(Vec<Val>, Vec<Val>, u32)>,
 }
 
+impl Fired {
+    /// Empties the buffer, keeping its memory for the next use.
+    pub(crate) fn clear(&mut self) {
+        self.values.clear();
+        self.trans.clear();
+    }
+}
+
 /// Fires every enabled transition of `thread` (but rendezvous) from the
 /// stores `gs`, `ls`: the resulting stores, with the transition, pushed to
 /// `out` (one per value of an `any`); returns the first run-time model

@@ -33,6 +33,14 @@ impl Offers {
     pub(crate) fn is_empty(&self) -> bool {
         self.sends.is_empty() && self.recvs.is_empty()
     }
+
+    /// No offer and no failure, keeping the buffers' memory.
+    fn clear(&mut self) {
+        self.sends.clear();
+        self.recvs.clear();
+        self.failed.clear();
+        self.error = None;
+    }
 }
 
 /// One rendezvous: a sender's and a receiver's transitions fired together.
@@ -106,10 +114,7 @@ impl Explorer<'_> {
     /// As `compute_offers`, into `out` (cleared first): a buffer kept from
     /// state to state makes no allocation.
     fn compute_offers_into(&self, thread: usize, g: u32, l: u32, out: &mut Offers) {
-        out.sends.clear();
-        out.recvs.clear();
-        out.failed.clear();
-        out.error = None;
+        out.clear();
         let prog = self.prog;
         let th = &prog.threads[thread];
         let tpl = &prog.templates[th.template as usize];
@@ -225,10 +230,7 @@ impl Explorer<'_> {
             if self.syncs(t, locals[t]) {
                 self.compute_offers_into(t, g, locals[t], o);
             } else {
-                o.sends.clear();
-                o.recvs.clear();
-                o.failed.clear();
-                o.error = None;
+                o.clear();
             }
         }
         let offers = &offers[..locals.len()];

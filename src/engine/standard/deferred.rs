@@ -47,15 +47,18 @@ impl Search<'_> {
             let (thread, l) = self.mover(&state, t as usize);
             succs.push(self.exp.successors(thread, state[0], l));
         }
+        // `deferred` grows below: the count polled on starts from here.
+        let computed = deferred.len();
         for (k, p) in prefired.into_iter().enumerate() {
-            if self.poll_due(deferred.len() + k, budget) {
+            if self.poll_due(computed + k, budget) {
                 return b;
             }
             let (i, t) = (p.index, p.thread as usize);
             self.visited
                 .packer
                 .unpack(level.packed(i as usize), &mut state);
-            let steps = (&fired.values[p.values], &fired.trans[p.trans]);
+            let f = &fired[p.part as usize];
+            let steps = (&f.values[p.values], &f.trans[p.trans]);
             let at = (state[0], state[1 + t]);
             succs.push(
                 self.exp
@@ -63,7 +66,12 @@ impl Search<'_> {
             );
             deferred.push((i, t as u32));
         }
-        drop(fired);
+        let mut spare = self.spare_fired.lock().unwrap_or_else(|e| e.into_inner());
+        spare.extend(fired.into_iter().map(|mut f| {
+            f.clear();
+            f
+        }));
+        drop(spare);
         // The rendezvous' successors, packed one after another.
         let mut paired = Vec::new();
         if !prog.channels.is_empty()
@@ -78,6 +86,8 @@ impl Search<'_> {
             shared.run_parts(items, |k, w, b| {
                 let Some(&(i, t)) = deferred.get(k) else {
                     let k = k - deferred.len();
+                    // Counted as inserted: not where a budget stopped.
+                    b.transitions += 1;
                     shared
                         .visited
                         .push(&mut w.batch, &paired[k * words..(k + 1) * words]);
@@ -132,7 +142,6 @@ impl Search<'_> {
                     continue;
                 }
                 for st in steps {
-                    b.transitions += 1;
                     next.clone_from(&state);
                     next[0] = st.g;
                     next[1 + st.sender] = st.l_send;

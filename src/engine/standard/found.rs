@@ -43,7 +43,9 @@ pub(super) struct Batch {
     /// Successors not memoised that a worker fired, for the coordinator
     /// to intern (their stores in `fired`).
     pub(super) prefired: Vec<Prefired>,
-    pub(super) fired: Fired,
+    /// One buffer per part that fired any: a merge moves the buffers, never
+    /// their stores (copying them at every merge made wide stores slow).
+    pub(super) fired: Vec<Fired>,
     /// States whose rendezvous the coordinator fires (planned by the
     /// workers: `Explorer::plan_syncs`).
     pub(super) syncs: Vec<Planned>,
@@ -56,7 +58,8 @@ pub(super) struct Batch {
 pub(super) struct Prefired {
     pub(super) index: u32,
     pub(super) thread: u32,
-    /// Their transitions and stores, in the batch's `fired`.
+    /// Their transitions and stores, in the batch's `fired[part]`.
+    pub(super) part: u32,
     pub(super) trans: Range<usize>,
     pub(super) values: Range<usize>,
     /// The first run-time model error, and the failed transitions.
@@ -85,7 +88,7 @@ impl Batch {
             model_error: None,
             deferred: Vec::new(),
             prefired: Vec::new(),
-            fired: Fired::default(),
+            fired: Vec::new(),
             syncs: Vec::new(),
             pairs: Vec::new(),
         }
@@ -115,15 +118,13 @@ impl Batch {
         }
         self.note_error(other.model_error, level);
         self.deferred.extend(other.deferred);
-        let (trans, values) = (self.fired.trans.len(), self.fired.values.len());
+        let parts = self.fired.len() as u32;
         self.prefired
             .extend(other.prefired.into_iter().map(|mut p| {
-                p.trans = p.trans.start + trans..p.trans.end + trans;
-                p.values = p.values.start + values..p.values.end + values;
+                p.part += parts;
                 p
             }));
-        self.fired.trans.extend(other.fired.trans);
-        self.fired.values.extend(other.fired.values);
+        self.fired.extend(other.fired);
         let shift = self.pairs.len();
         self.syncs.extend(other.syncs.into_iter().map(|mut p| {
             p.pairs = p.pairs.start + shift..p.pairs.end + shift;

@@ -22,13 +22,12 @@
 //!
 //! The decision is made on the coordinating thread, while the store holds
 //! exactly the levels up to the current one. The proviso is sound for any
-//! order of a level, but the order is the store's (`take_level`: shard by
-//! shard, in insertion order), which races between workers: with more
-//! than one job, verdicts are the same every run, and the reduced state
-//! and transition counts may vary slightly from run to run (deterministic
-//! with `--jobs 1`). Deciding in an order of the level's packed keys would
-//! remove that; not done yet. The decision also computes (and memoises)
-//! every thread's successors, so the workers rarely defer one.
+//! order of a level; the one used is that of the states' packed words,
+//! not the store's (`take_level`: shard by shard, in insertion order,
+//! which races between workers), so that a level holds the same states
+//! and gets the same decisions for any number of jobs, and the reduced
+//! counts are the same every run. The decision also computes (and
+//! memoises) every thread's successors, so the workers rarely defer one.
 
 use super::super::Budget;
 use super::super::por::{Reducer, ThreadAt};
@@ -87,15 +86,26 @@ impl Search<'_> {
         let mut state = Vec::new();
         let mut packed = Vec::new();
         let mut succs: Vec<Arc<Succs>> = Vec::with_capacity(n);
-        // The level's states by their place in it, for the proviso.
-        let mut place: FxHashMap<Vec<u64>, u32> = FxHashMap::default();
-        for i in 0..level.len() {
-            self.visited.packer.unpack(level.packed(i), &mut state);
-            self.visited.packer.pack(&state, &mut packed);
-            place.insert(packed.clone(), i as u32);
-        }
-        for i in 0..level.len() {
-            if self.poll_due(i, budget) {
+        // The level's states in the order they are decided in, that of
+        // their packed words: the store's order races between workers,
+        // and the decisions would with it.
+        let mut keys: Vec<(Vec<u64>, u32)> = (0..level.len())
+            .map(|i| {
+                self.visited.packer.unpack(level.packed(i), &mut state);
+                self.visited.packer.pack(&state, &mut packed);
+                (packed.clone(), i as u32)
+            })
+            .collect();
+        keys.sort_unstable();
+        let order: Vec<usize> = keys.iter().map(|&(_, i)| i as usize).collect();
+        // Each state's place in that order, for the proviso.
+        let place: FxHashMap<Vec<u64>, u32> = keys
+            .into_iter()
+            .enumerate()
+            .map(|(rank, (key, _))| (key, rank as u32))
+            .collect();
+        for (rank, &i) in order.iter().enumerate() {
+            if self.poll_due(rank, budget) {
                 return None;
             }
             self.visited.packer.unpack(level.packed(i), &mut state);
@@ -137,7 +147,7 @@ impl Search<'_> {
                         sync: &sync,
                         state: &state,
                     };
-                    !self.may_close_cycle(set, &succ, (i, &place), &mut scratch)
+                    !self.may_close_cycle(set, &succ, (rank, &place), &mut scratch)
                 };
                 reducer.choose(prog, &threads, passes)
             };
@@ -194,8 +204,9 @@ impl Search<'_> {
     }
 
     /// Is `state` stored before the state at `here` (in an earlier level,
-    /// or earlier in this one: `place` numbers the level's states), or is
-    /// it that state itself, and was it not fully expanded?
+    /// or earlier in this one: `place` ranks the level's states in the
+    /// order they are decided), or is it that state itself, and was it not
+    /// fully expanded?
     fn is_earlier_reduced(
         &self,
         state: &[u32],

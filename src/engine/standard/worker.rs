@@ -11,6 +11,7 @@ use super::super::{Budget, POLL_EVERY};
 use super::counter::Counters;
 use super::found::{Batch, Candidate, Finding, Planned, Prefired};
 use super::reduce::Decisions;
+use crate::program::explore::Fired;
 use crate::program::rendezvous::{Offers, SyncPlan};
 use crate::program::{Explorer, Succs};
 use crate::property::ConcreteChecker;
@@ -57,6 +58,8 @@ pub(super) struct Shared<'a, 'p> {
     pub(super) keep_going: bool,
     /// One scratch per worker thread, each on cache lines of its own.
     pub(super) scratch: &'a [CachePadded<Mutex<Scratch>>],
+    /// Buffers to fire successors into (`Search::spare_fired`).
+    pub(super) spare_fired: &'a Mutex<Vec<Fired>>,
     pub(super) budget: &'a Budget,
     pub(super) stop: &'a AtomicBool,
     /// `--por`: the threads each state of the level is expanded by.
@@ -170,13 +173,19 @@ impl Shared<'_, '_> {
                 // was most of its time where nearly every state has a
                 // global store of its own (schedule_world, plc).
                 None if self.exp.fires_read_only() => {
-                    let f = &mut b.fired;
+                    if b.fired.is_empty() {
+                        let mut spare = self.spare_fired.lock().unwrap_or_else(|e| e.into_inner());
+                        b.fired.push(spare.pop().unwrap_or_default());
+                    }
+                    let part = b.fired.len() - 1;
+                    let f = &mut b.fired[part];
                     let (trans, values) = (f.trans.len(), f.values.len());
                     let (error, failures) = self.exp.fire_flat(t, g, l, f);
                     quiet = quiet && f.trans.len() == trans && error.is_none();
                     b.prefired.push(Prefired {
                         index: i as u32,
                         thread: t as u32,
+                        part: part as u32,
                         trans: trans..f.trans.len(),
                         values: values..f.values.len(),
                         error,
