@@ -89,9 +89,11 @@ impl Slots {
                 })
             })
     }
-    /// An empty set with room for members below `n`.
-    pub(crate) fn with_room(n: usize) -> Slots {
-        Slots(vec![0; n.div_ceil(64)])
+    /// Empties the set, with room for members below `n`, reusing its
+    /// memory (the reduction clears its sets at every state).
+    pub(crate) fn clear_with_room(&mut self, n: usize) {
+        self.0.clear();
+        self.0.resize(n.div_ceil(64), 0);
     }
 }
 

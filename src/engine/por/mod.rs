@@ -56,6 +56,14 @@ pub(crate) struct Reducer {
     stubborn: Option<stubborn::Stubborn>,
 }
 
+/// What `Reducer::choose` keeps from state to state: the state's view
+/// and the set being closed (`stubborn.rs`).
+#[derive(Default)]
+pub(crate) struct Buffers {
+    at: stubborn::AtState,
+    closing: stubborn::Closing,
+}
+
 /// A thread of the state being reduced: its stores and successors.
 pub(crate) struct ThreadAt<'a> {
     pub(crate) pc: u16,
@@ -165,10 +173,14 @@ impl Reducer {
         &self,
         prog: &Program,
         threads: &[ThreadAt],
+        bufs: &mut Buffers,
         mut passes: impl FnMut(&[bool]) -> bool,
     ) -> Option<Vec<bool>> {
-        let groups = Groups::of(prog, threads);
-        let mut at = self.stubborn.as_ref().map(|st| st.at_state(prog, threads));
+        // Built when the thread closure runs (a `Vec` per thread).
+        let mut groups: Option<Groups> = None;
+        if let Some(st) = &self.stubborn {
+            st.at_state(prog, threads, &mut bufs.at);
+        }
         let moves = |t: usize| threads[t].moves();
         let movers = (0..threads.len()).filter(|&t| moves(t) > 0).count();
         let in_set = |set: &[bool]| {
@@ -178,10 +190,10 @@ impl Reducer {
         };
         let mut found: Vec<(usize, Vec<bool>)> = Vec::new();
         for seed in (0..threads.len()).filter(|&t| moves(t) > 0) {
-            let by_transitions = match (&self.stubborn, &mut at) {
-                (Some(st), Some(at)) => self.stubborn(st, prog, threads, at, seed),
-                _ => None,
-            };
+            let by_transitions = self.stubborn.as_ref().and_then(|st| {
+                let bufs = (&mut bufs.at, &mut bufs.closing);
+                self.stubborn(st, prog, threads, bufs, seed)
+            });
             // The thread closure is also tried where it may find a smaller
             // set: with reads of other threads' stores, which the
             // transition closure treats coarsely (a set with one thread that
@@ -189,7 +201,10 @@ impl Reducer {
             // closure found none.
             let by_threads = match (&by_transitions, &self.stubborn) {
                 (Some(set), Some(st)) if !st.coarse() || in_set(set) == 1 => None,
-                _ => self.closure(prog, threads, &groups, seed),
+                _ => {
+                    let groups = groups.get_or_insert_with(|| Groups::of(prog, threads));
+                    self.closure(prog, threads, groups, seed)
+                }
             };
             for set in [by_transitions, by_threads].into_iter().flatten() {
                 match in_set(&set) {

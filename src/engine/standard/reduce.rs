@@ -20,29 +20,70 @@
 //! and BEEM's deadlock-free runs store fewer states for knowing it
 //! (docs/performance.md, "Partial-order reduction").
 //!
-//! The decision is made on the coordinating thread, while the store holds
-//! exactly the levels up to the current one. The proviso is sound for any
-//! order of a level; the one used is that of the states' packed words,
-//! not the store's (`take_level`: shard by shard, in insertion order,
-//! which races between workers), so that a level holds the same states
-//! and gets the same decisions for any number of jobs, and the reduced
-//! counts are the same every run. The decision also computes (and
-//! memoises) every thread's successors, so the workers rarely defer one.
+//! The decision is made while the store holds exactly the levels up to the
+//! current one. The proviso is sound for any order of a level; the one
+//! used is that of the states' packed words, not the store's (`take_level`:
+//! shard by shard, in insertion order, which races between workers), so
+//! that a level holds the same states and gets the same decisions for any
+//! number of jobs, and the reduced counts are the same every run.
+//!
+//! It runs in three passes. The coordinator computes (and memoises, so the
+//! workers rarely defer one) every thread's successors and the rendezvous
+//! of every state. The workers then choose each state's set as the serial
+//! search would, with the proviso decided where it can be: a successor
+//! that is new, later, or in an earlier level is known; one earlier in the
+//! level refuses the set only if that state is reduced, not known yet, so
+//! such a set is kept aside with the states it depends on, and the choice
+//! goes on as if it had been refused. Last, the coordinator walks the
+//! level in order and takes, for each state, the first set kept aside
+//! whose states turned out fully expanded, or else the set chosen: the
+//! decisions of the serial search, with the closures (most of the time,
+//! `Reducer::choose`) computed in parallel.
 
-use super::super::Budget;
-use super::super::por::{Reducer, ThreadAt};
-use super::Search;
+use super::super::por::{Buffers, Reducer, ThreadAt};
+use super::super::{Budget, POLL_EVERY};
+use super::{SMALL, Search};
 use crate::engine::store::Level;
 use crate::program::Succs;
 use crate::program::rendezvous::SyncStep;
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 /// A state and its successors: each thread's steps, and the rendezvous.
 struct Successors<'a> {
     succs: &'a [Arc<Succs>],
     sync: &'a [SyncStep],
     state: &'a [u32],
+}
+
+/// The level's states ranked in the order they are decided (their packed
+/// words: `place`), each state's successors by every thread (`succs`, `n`
+/// per state) and its rendezvous.
+struct Ranked<'a> {
+    place: FxHashMap<&'a [u64], u32>,
+    succs: Vec<Arc<Succs>>,
+    sync: Vec<Vec<SyncStep>>,
+}
+
+/// What a worker chose for one state: the set that passes the proviso
+/// (`None`: full expansion), and before it, the sets that pass unless one
+/// of the states (ranks, earlier in the level) they lead to is reduced.
+#[derive(Default)]
+struct Choice {
+    set: Option<Vec<bool>>,
+    unless: Vec<(Vec<bool>, Vec<u32>)>,
+}
+
+/// A worker's buffers while it chooses.
+#[derive(Default)]
+struct ChooseScratch {
+    bufs: Buffers,
+    state: Vec<u32>,
+    next: Vec<u32>,
+    packed: Vec<u64>,
+    since_poll: u32,
 }
 
 /// The threads each state of a level is expanded by.
@@ -85,7 +126,6 @@ impl Search<'_> {
         };
         let mut state = Vec::new();
         let mut packed = Vec::new();
-        let mut succs: Vec<Arc<Succs>> = Vec::with_capacity(n);
         // The level's states in the order they are decided in, that of
         // their packed words: the store's order races between workers,
         // and the decisions would with it.
@@ -97,65 +137,63 @@ impl Search<'_> {
             })
             .collect();
         keys.sort_unstable();
-        let order: Vec<usize> = keys.iter().map(|&(_, i)| i as usize).collect();
-        // Each state's place in that order, for the proviso.
-        let place: FxHashMap<Vec<u64>, u32> = keys
-            .into_iter()
-            .enumerate()
-            .map(|(rank, (key, _))| (key, rank as u32))
-            .collect();
-        for (rank, &i) in order.iter().enumerate() {
+        // First pass: what only the coordinator may do (intern stores).
+        let mut ranked = Ranked {
+            place: FxHashMap::default(),
+            succs: Vec::with_capacity(keys.len() * n),
+            sync: Vec::with_capacity(keys.len()),
+        };
+        for (rank, (key, _)) in keys.iter().enumerate() {
             if self.poll_due(rank, budget) {
                 return None;
             }
-            self.visited.packer.unpack(level.packed(i), &mut state);
+            ranked.place.insert(key.as_slice(), rank as u32);
+            self.visited.packer.unpack(key, &mut state);
             let g = state[0];
-            succs.clear();
             for t in 0..n {
-                succs.push(self.exp.successors(t, g, state[1 + t]));
+                let s = self.exp.successors(t, g, state[1 + t]);
+                ranked.succs.push(s);
             }
-            // A model error here: the full expansion reports it.
-            let chosen = if succs.iter().any(|s| s.error.is_some()) {
-                None
-            } else {
-                let sync = match prog.channels.is_empty() {
-                    true => Vec::new(),
-                    false => self.exp.sync_steps(g, &state[1..]).0,
-                };
-                let gs = self.exp.globals.get(g);
-                let mut pairs = vec![0u32; n];
-                for st in &sync {
-                    pairs[st.sender] += 1;
-                    pairs[st.receiver] += 1;
-                }
-                let threads: Vec<ThreadAt> = (0..n)
-                    .map(|t| {
-                        let l = self.exp.local(t, state[1 + t]);
-                        ThreadAt {
-                            pc: l[0] as u16,
-                            succs: &succs[t],
-                            pairs: pairs[t],
-                            g: gs,
-                            l,
-                        }
-                    })
-                    .collect();
-                let mut scratch = (Vec::new(), Vec::new());
-                let passes = |set: &[bool]| {
-                    let succ = Successors {
-                        succs: &succs,
-                        sync: &sync,
-                        state: &state,
-                    };
-                    !self.may_close_cycle(set, &succ, (rank, &place), &mut scratch)
-                };
-                reducer.choose(prog, &threads, passes)
-            };
-            match chosen {
+            let failing = ranked.succs[rank * n..].iter().any(|s| s.error.is_some());
+            ranked.sync.push(match prog.channels.is_empty() || failing {
+                true => Vec::new(),
+                false => self.exp.sync_steps(g, &state[1..]).0,
+            });
+        }
+        // Second pass, on the workers: the closures.
+        let this = &*self;
+        let choose = |w: &mut ChooseScratch, rank: usize| {
+            this.choose_at(reducer, (&keys[rank].0, rank), &ranked, budget, w)
+        };
+        let choices: Vec<Choice> = if keys.len() < SMALL {
+            let mut w = ChooseScratch::default();
+            (0..keys.len()).map(|rank| choose(&mut w, rank)).collect()
+        } else {
+            self.pool.install(|| {
+                (0..keys.len())
+                    .into_par_iter()
+                    .map_init(ChooseScratch::default, choose)
+                    .collect()
+            })
+        };
+        if self.stop_reason(budget).is_some() {
+            return None;
+        }
+        // Third pass, in order: the sets kept aside are settled.
+        let mut reduced = vec![false; keys.len()];
+        for (rank, ((key, i), c)) in keys.iter().zip(choices).enumerate() {
+            let i = *i as usize;
+            let set = c
+                .unless
+                .into_iter()
+                .find(|(_, deps)| deps.iter().all(|&j| !reduced[j as usize]))
+                .map(|(set, _)| set)
+                .or(c.set);
+            match set {
                 Some(set) => {
+                    reduced[rank] = true;
                     d.reduced += 1;
-                    self.visited.packer.pack(&state, &mut packed);
-                    self.reduced_keys.insert(packed.as_slice().into());
+                    self.reduced_keys.insert(key.as_slice().into());
                     for t in (0..n).filter(|&t| set[t]) {
                         d.set(i, t);
                     }
@@ -166,23 +204,106 @@ impl Search<'_> {
         Some(d)
     }
 
+    /// Chooses the set of the state `key` at `rank` in the level, on a
+    /// worker (read-only): as the serial search would, keeping aside the
+    /// sets whose proviso depends on states earlier in the level.
+    fn choose_at(
+        &self,
+        reducer: &Reducer,
+        (key, rank): (&[u64], usize),
+        ranked: &Ranked,
+        budget: &Budget,
+        w: &mut ChooseScratch,
+    ) -> Choice {
+        let prog = self.exp.prog;
+        let n = prog.threads.len();
+        w.since_poll += 1;
+        if w.since_poll >= POLL_EVERY {
+            w.since_poll = 0;
+            let v = &self.visited;
+            if budget.exceeded_now(v.len(), v.capacity()).is_some() {
+                self.stop.store(true, Ordering::Relaxed);
+            }
+        }
+        let succs = &ranked.succs[rank * n..(rank + 1) * n];
+        // A model error here: the full expansion reports it.
+        if self.stop.load(Ordering::Relaxed) || succs.iter().any(|s| s.error.is_some()) {
+            return Choice::default();
+        }
+        let ChooseScratch {
+            bufs,
+            state,
+            next,
+            packed,
+            ..
+        } = w;
+        self.visited.packer.unpack(key, state);
+        let sync = &ranked.sync[rank];
+        let gs = self.exp.globals.get(state[0]);
+        let mut pairs = vec![0u32; n];
+        for st in sync {
+            pairs[st.sender] += 1;
+            pairs[st.receiver] += 1;
+        }
+        let threads: Vec<ThreadAt> = (0..n)
+            .map(|t| {
+                let l = self.exp.local(t, state[1 + t]);
+                ThreadAt {
+                    pc: l[0] as u16,
+                    succs: &succs[t],
+                    pairs: pairs[t],
+                    g: gs,
+                    l,
+                }
+            })
+            .collect();
+        let mut unless = Vec::new();
+        let mut deps = Vec::new();
+        let passes = |set: &[bool]| {
+            let succ = Successors { succs, sync, state };
+            deps.clear();
+            let here = (rank, &ranked.place);
+            if self.may_close_cycle(set, &succ, here, (next, packed), &mut deps) {
+                return false;
+            }
+            if deps.is_empty() {
+                return true;
+            }
+            unless.push((set.to_vec(), std::mem::take(&mut deps)));
+            false
+        };
+        let set = reducer.choose(prog, &threads, bufs, passes);
+        Choice { set, unless }
+    }
+
     /// The proviso: may a successor by the threads of `set` (one thread's
-    /// step, or a rendezvous of two) close a cycle of reduced states? See
-    /// `is_earlier_reduced`.
+    /// step, or a rendezvous of two) close a cycle of reduced states? True
+    /// when one surely may (`is_earlier_reduced`); the ranks of the states
+    /// earlier in the level through which one may, if reduced, are added
+    /// to `deps`.
     fn may_close_cycle(
         &self,
         set: &[bool],
         from: &Successors,
-        here: (usize, &FxHashMap<Vec<u64>, u32>),
-        (next, packed): &mut (Vec<u32>, Vec<u64>),
+        here: (usize, &FxHashMap<&[u64], u32>),
+        (next, packed): (&mut Vec<u32>, &mut Vec<u64>),
+        deps: &mut Vec<u32>,
     ) -> bool {
+        let mut closes = |next: &[u32]| match self.is_earlier_reduced(next, here, packed) {
+            Earlier::No => false,
+            Earlier::Reduced => true,
+            Earlier::InLevel(j) => {
+                deps.push(j);
+                false
+            }
+        };
         for (t, s) in from.succs.iter().enumerate().filter(|(t, _)| set[*t]) {
             for step in &s.steps {
                 next.clear();
                 next.extend_from_slice(from.state);
                 next[0] = step.g;
                 next[1 + t] = step.l;
-                if self.is_earlier_reduced(next, here, packed) {
+                if closes(next) {
                     return true;
                 }
             }
@@ -196,7 +317,7 @@ impl Search<'_> {
             next[0] = st.g;
             next[1 + st.sender] = st.l_send;
             next[1 + st.receiver] = st.l_recv;
-            if self.is_earlier_reduced(next, here, packed) {
+            if closes(next) {
                 return true;
             }
         }
@@ -206,21 +327,33 @@ impl Search<'_> {
     /// Is `state` stored before the state at `here` (in an earlier level,
     /// or earlier in this one: `place` ranks the level's states in the
     /// order they are decided), or is it that state itself, and was it not
-    /// fully expanded?
+    /// fully expanded? Earlier in this level, that is not known yet.
     fn is_earlier_reduced(
         &self,
         state: &[u32],
-        (i, place): (usize, &FxHashMap<Vec<u64>, u32>),
+        (i, place): (usize, &FxHashMap<&[u64], u32>),
         packed: &mut Vec<u64>,
-    ) -> bool {
+    ) -> Earlier {
         self.visited.packer.pack(state, packed);
         if self.visited.find(packed).is_none() {
-            return false; // in the next level: later
+            return Earlier::No; // in the next level: later
         }
         match place.get(packed.as_slice()) {
-            Some(&j) if j as usize > i => false,
-            Some(&j) if j as usize == i => true,
-            _ => self.reduced_keys.contains(packed.as_slice()),
+            Some(&j) if j as usize > i => Earlier::No,
+            Some(&j) if j as usize == i => Earlier::Reduced,
+            Some(&j) => Earlier::InLevel(j),
+            None if self.reduced_keys.contains(packed.as_slice()) => Earlier::Reduced,
+            None => Earlier::No,
         }
     }
+}
+
+/// Where a successor stands for the proviso (`is_earlier_reduced`).
+enum Earlier {
+    /// Later, or earlier and fully expanded: it closes no cycle.
+    No,
+    /// Earlier (or the state itself) and reduced: it may close one.
+    Reduced,
+    /// Earlier in the level, at this rank: it may close one if reduced.
+    InLevel(u32),
 }
