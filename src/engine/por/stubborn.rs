@@ -233,8 +233,33 @@ pub(super) struct AtState {
     /// How many threads can move, alone or in a rendezvous.
     movers: usize,
     /// Per transition number, once asked for: its necessary enabling sets
-    /// (`Stubborn::enabling_sets`).
-    nes: Vec<Option<Vec<Vec<u32>>>>,
+    /// (`Stubborn::enabling_sets`), in `arena`.
+    nes: Vec<Option<Nes>>,
+    /// The transitions of every enabling set asked for at this state.
+    arena: Vec<u32>,
+}
+
+/// A transition's necessary enabling sets at one state: up to two options
+/// (entering its location; opening its guard), each a range of
+/// `AtState::arena`, so that a state's sets allocate nothing.
+#[derive(Clone, Copy, Default)]
+struct Nes {
+    options: [(u32, u32); 2],
+    len: usize,
+}
+
+impl Nes {
+    /// Adds the option of `arena[start..]`.
+    fn close(&mut self, start: usize, arena: &[u32]) {
+        self.options[self.len] = (start as u32, arena.len() as u32);
+        self.len += 1;
+    }
+
+    fn options(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.options[..self.len]
+            .iter()
+            .map(|&(a, b)| (a as usize, b as usize))
+    }
 }
 
 impl Stubborn {
@@ -247,12 +272,14 @@ impl Stubborn {
             reachable,
             movers,
             nes,
+            arena,
         } = at;
         enabled.clear_with_room(n);
         offered.clear_with_room(n);
         reachable.clear_with_room(n);
         nes.clear();
         nes.resize(n, None);
+        arena.clear();
         for (u, th) in threads.iter().enumerate() {
             let tpl = prog.template_of(u);
             let base = self.offset[u];
@@ -295,30 +322,32 @@ impl Stubborn {
     /// state (none when it has none): the transitions entering its
     /// location, when its thread is elsewhere; the writers of the globals
     /// its guard is false by, with its thread's transitions here when the
-    /// reason reads a local.
+    /// reason reads a local. Their transitions are appended to `arena`.
     fn enabling_sets(
         &self,
         prog: &Program,
         threads: &[ThreadAt],
         reachable: &Slots,
         g: u32,
-    ) -> Vec<Vec<u32>> {
+        arena: &mut Vec<u32>,
+    ) -> Nes {
         let u = self.owner[g as usize] as usize;
         let ti = g - self.offset[u];
         let tpl_id = prog.threads[u].template as usize;
         let tpl = &prog.templates[tpl_id];
         let tr = &tpl.transitions[ti as usize];
         let pc = threads[u].pc;
-        let mut options = Vec::new();
+        let mut options = Nes::default();
         if !tr.from.contains(&pc) {
-            let entering = tr
-                .from
-                .iter()
-                .flat_map(|&f| &self.into[tpl_id][f as usize])
-                .map(|&tj| self.offset[u] + tj)
-                .filter(|&h| reachable.contains(h))
-                .collect();
-            options.push(entering);
+            let start = arena.len();
+            arena.extend(
+                tr.from
+                    .iter()
+                    .flat_map(|&f| &self.into[tpl_id][f as usize])
+                    .map(|&tj| self.offset[u] + tj)
+                    .filter(|&h| reachable.contains(h)),
+            );
+            options.close(start, arena);
         }
         let ctx = threads[u].ctx(prog, u);
         // A guard that reads other threads' stores may be opened by any of
@@ -328,20 +357,20 @@ impl Stubborn {
             && matches!(guard.eval(&ctx), Ok(0))
         {
             let (by, locals) = false_reason(guard, &ctx);
-            let mut nes: Vec<u32> = Vec::new();
+            let start = arena.len();
             for s in by.iter() {
                 if let Some(w) = self.writers.get(s as usize) {
-                    nes.extend(w.iter_and(reachable));
+                    arena.extend(w.iter_and(reachable));
                 }
             }
             if locals {
-                nes.extend(
+                arena.extend(
                     tpl.outgoing[pc as usize]
                         .iter()
                         .map(|&tj| self.offset[u] + tj),
                 );
             }
-            options.push(nes);
+            options.close(start, arena);
         }
         options
     }
@@ -546,10 +575,13 @@ impl Reducer {
             // (cost, transition, which of its options)
             let mut best: Option<(usize, u32, usize)> = None;
             for &g in sides.iter().filter(disabled) {
-                let options = at.nes[g as usize]
-                    .get_or_insert_with(|| st.enabling_sets(prog, threads, &at.reachable, g));
-                for (k, o) in options.iter().enumerate() {
-                    let cost = o
+                if at.nes[g as usize].is_none() {
+                    let nes = st.enabling_sets(prog, threads, &at.reachable, g, &mut at.arena);
+                    at.nes[g as usize] = Some(nes);
+                }
+                let options = at.nes[g as usize].unwrap_or_default();
+                for (k, (a, b)) in options.options().enumerate() {
+                    let cost = at.arena[a..b]
                         .iter()
                         .map(|&h| match st.sides.contains(h) {
                             false if c.ones.contains(h) => 0,
@@ -568,8 +600,10 @@ impl Reducer {
             // guard (no guard, or one that does not evaluate): give up.
             let (_, g, k) = best?;
             c.enabling.insert(g);
-            let nes = at.nes[g as usize].as_ref().map_or(&[][..], |o| &o[k]);
-            for &h in nes {
+            let (a, b) = at.nes[g as usize]
+                .and_then(|n| n.options().nth(k))
+                .unwrap_or_default();
+            for &h in &at.arena[a..b] {
                 c.add(st, at, h);
             }
         }
