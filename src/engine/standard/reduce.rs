@@ -38,18 +38,21 @@
 //! level in order and takes, for each state, the first set kept aside
 //! whose states turned out fully expanded, or else the set chosen: the
 //! decisions of the serial search, with the closures (most of the time,
-//! `Reducer::choose`) computed in parallel.
+//! `Reducer::choose`) computed in parallel. The three passes run chunk by
+//! chunk of the level (`CHUNK` states), which bounds what is held (a
+//! successor list per thread per state). In the test build every choice
+//! is checked against the serial rule (`check_serially`).
 
+use super::super::Budget;
 use super::super::por::{Buffers, Reducer, ThreadAt};
-use super::super::{Budget, POLL_EVERY};
-use super::{SMALL, Search};
+use super::{CHUNK, SMALL, Search};
 use crate::engine::store::Level;
 use crate::program::Succs;
 use crate::program::rendezvous::SyncStep;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// A state and its successors: each thread's steps, and the rendezvous.
 struct Successors<'a> {
@@ -59,13 +62,25 @@ struct Successors<'a> {
 }
 
 /// The level's states ranked in the order they are decided (their packed
-/// words: `place`), each state's successors by every thread (`succs`, `n`
-/// per state) and its rendezvous.
+/// words: `place`), and for a chunk of them from rank `first`, each
+/// state's successors by every thread (`succs`, `n` per state) and its
+/// rendezvous.
 struct Ranked<'a> {
-    place: FxHashMap<&'a [u64], u32>,
+    place: &'a FxHashMap<&'a [u64], u32>,
+    first: usize,
     succs: Vec<Arc<Succs>>,
     sync: Vec<Vec<SyncStep>>,
 }
+
+/// The budget, polled by the workers every `POLL_CHOICES` choices between
+/// them (a count per worker left short parts unpolled: a level of a
+/// 40-thread model ran seconds past `--timeout`, found in review).
+struct Polls<'a> {
+    budget: &'a Budget,
+    count: AtomicUsize,
+}
+
+const POLL_CHOICES: usize = 64;
 
 /// What a worker chose for one state: the set that passes the proviso
 /// (`None`: full expansion), and before it, the sets that pass unless one
@@ -83,7 +98,6 @@ struct ChooseScratch {
     state: Vec<u32>,
     next: Vec<u32>,
     packed: Vec<u64>,
-    since_poll: u32,
 }
 
 /// The threads each state of a level is expanded by.
@@ -137,95 +151,148 @@ impl Search<'_> {
             })
             .collect();
         keys.sort_unstable();
-        // First pass: what only the coordinator may do (intern stores).
-        let mut ranked = Ranked {
-            place: FxHashMap::default(),
-            succs: Vec::with_capacity(keys.len() * n),
-            sync: Vec::with_capacity(keys.len()),
+        let place: FxHashMap<&[u64], u32> = keys
+            .iter()
+            .enumerate()
+            .map(|(rank, (key, _))| (key.as_slice(), rank as u32))
+            .collect();
+        let polls = Polls {
+            budget,
+            count: AtomicUsize::new(0),
         };
-        for (rank, (key, _)) in keys.iter().enumerate() {
-            if self.poll_due(rank, budget) {
+        // Whether each state is reduced, settled in order.
+        let mut reduced = vec![false; keys.len()];
+        // Chunk by chunk of the level, which bounds the successors held
+        // (one per thread per state) and the choices.
+        for first in (0..keys.len()).step_by(CHUNK) {
+            let ranks = first..(first + CHUNK).min(keys.len());
+            // First pass: what only the coordinator may do (intern stores).
+            let mut ranked = Ranked {
+                place: &place,
+                first,
+                succs: Vec::with_capacity(ranks.len() * n),
+                sync: Vec::with_capacity(ranks.len()),
+            };
+            for rank in ranks.clone() {
+                if self.poll_due(rank, budget) {
+                    return None;
+                }
+                self.visited.packer.unpack(&keys[rank].0, &mut state);
+                let g = state[0];
+                let at = ranked.succs.len();
+                for t in 0..n {
+                    let s = self.exp.successors(t, g, state[1 + t]);
+                    ranked.succs.push(s);
+                }
+                let failing = ranked.succs[at..].iter().any(|s| s.error.is_some());
+                ranked.sync.push(match prog.channels.is_empty() || failing {
+                    true => Vec::new(),
+                    false => self.exp.sync_steps(g, &state[1..]).0,
+                });
+            }
+            // Second pass, on the workers: the closures.
+            let this = &*self;
+            let choose = |w: &mut ChooseScratch, rank: usize| {
+                this.choose_at(reducer, (&keys[rank].0, rank), &ranked, &polls, w, None)
+            };
+            let choices: Vec<Choice> = if ranks.len() < SMALL {
+                let mut w = ChooseScratch::default();
+                ranks.clone().map(|rank| choose(&mut w, rank)).collect()
+            } else {
+                self.pool.install(|| {
+                    ranks
+                        .clone()
+                        .into_par_iter()
+                        .map_init(ChooseScratch::default, choose)
+                        .collect()
+                })
+            };
+            if self.stop_reason(budget).is_some() {
                 return None;
             }
-            ranked.place.insert(key.as_slice(), rank as u32);
-            self.visited.packer.unpack(key, &mut state);
-            let g = state[0];
-            for t in 0..n {
-                let s = self.exp.successors(t, g, state[1 + t]);
-                ranked.succs.push(s);
+            // Third pass, in order: the sets kept aside are settled.
+            let mut chosen = Vec::with_capacity(ranks.len());
+            for (rank, c) in ranks.clone().zip(choices) {
+                let set = c
+                    .unless
+                    .into_iter()
+                    .find(|(_, deps)| deps.iter().all(|&j| !reduced[j as usize]))
+                    .map(|(set, _)| set)
+                    .or(c.set);
+                reduced[rank] = set.is_some();
+                chosen.push(set);
             }
-            let failing = ranked.succs[rank * n..].iter().any(|s| s.error.is_some());
-            ranked.sync.push(match prog.channels.is_empty() || failing {
-                true => Vec::new(),
-                false => self.exp.sync_steps(g, &state[1..]).0,
-            });
-        }
-        // Second pass, on the workers: the closures.
-        let this = &*self;
-        let choose = |w: &mut ChooseScratch, rank: usize| {
-            this.choose_at(reducer, (&keys[rank].0, rank), &ranked, budget, w)
-        };
-        let choices: Vec<Choice> = if keys.len() < SMALL {
-            let mut w = ChooseScratch::default();
-            (0..keys.len()).map(|rank| choose(&mut w, rank)).collect()
-        } else {
-            self.pool.install(|| {
-                (0..keys.len())
-                    .into_par_iter()
-                    .map_init(ChooseScratch::default, choose)
-                    .collect()
-            })
-        };
-        if self.stop_reason(budget).is_some() {
-            return None;
-        }
-        // Third pass, in order: the sets kept aside are settled.
-        let mut reduced = vec![false; keys.len()];
-        for (rank, ((key, i), c)) in keys.iter().zip(choices).enumerate() {
-            let i = *i as usize;
-            let set = c
-                .unless
-                .into_iter()
-                .find(|(_, deps)| deps.iter().all(|&j| !reduced[j as usize]))
-                .map(|(set, _)| set)
-                .or(c.set);
-            match set {
-                Some(set) => {
-                    reduced[rank] = true;
-                    d.reduced += 1;
-                    self.reduced_keys.insert(key.as_slice().into());
-                    for t in (0..n).filter(|&t| set[t]) {
-                        d.set(i, t);
+            #[cfg(test)]
+            self.check_serially(reducer, (&keys, &ranked, &polls), &reduced, &chosen);
+            for (rank, set) in ranks.zip(chosen) {
+                let (key, i) = (&keys[rank].0, keys[rank].1 as usize);
+                match set {
+                    Some(set) => {
+                        d.reduced += 1;
+                        self.reduced_keys.insert(key.as_slice().into());
+                        for t in (0..n).filter(|&t| set[t]) {
+                            d.set(i, t);
+                        }
                     }
+                    None => (0..n).for_each(|t| d.set(i, t)),
                 }
-                None => (0..n).for_each(|t| d.set(i, t)),
             }
         }
         Some(d)
     }
 
+    /// Tests only: each set chosen for the chunk is the one the serial
+    /// decision takes (each candidate's proviso decided on the spot, the
+    /// states earlier in the level settled), given the same decisions
+    /// before it; by induction, the decisions are the serial ones.
+    #[cfg(test)]
+    fn check_serially(
+        &self,
+        reducer: &Reducer,
+        (keys, ranked, polls): (&[(Vec<u64>, u32)], &Ranked, &Polls),
+        reduced: &[bool],
+        chosen: &[Option<Vec<bool>>],
+    ) {
+        let mut w = ChooseScratch::default();
+        for (k, set) in chosen.iter().enumerate() {
+            let rank = ranked.first + k;
+            let key = (keys[rank].0.as_slice(), rank);
+            let serial = self.choose_at(reducer, key, ranked, polls, &mut w, Some(reduced));
+            assert_eq!(
+                &serial.set, set,
+                "the decision at rank {rank} is not the serial one"
+            );
+        }
+    }
+
     /// Chooses the set of the state `key` at `rank` in the level, on a
     /// worker (read-only): as the serial search would, keeping aside the
-    /// sets whose proviso depends on states earlier in the level.
+    /// sets whose proviso depends on states earlier in the level; or, with
+    /// those states `settled`, exactly as the serial search does.
     fn choose_at(
         &self,
         reducer: &Reducer,
         (key, rank): (&[u64], usize),
         ranked: &Ranked,
-        budget: &Budget,
+        polls: &Polls,
         w: &mut ChooseScratch,
+        settled: Option<&[bool]>,
     ) -> Choice {
         let prog = self.exp.prog;
         let n = prog.threads.len();
-        w.since_poll += 1;
-        if w.since_poll >= POLL_EVERY {
-            w.since_poll = 0;
+        // A choice may take milliseconds with many threads: the budget is
+        // polled every few, across the workers.
+        // (Not when checking a choice already made.)
+        if settled.is_none()
+            && polls.count.fetch_add(1, Ordering::Relaxed) % POLL_CHOICES == POLL_CHOICES - 1
+        {
             let v = &self.visited;
-            if budget.exceeded_now(v.len(), v.capacity()).is_some() {
+            if polls.budget.exceeded_now(v.len(), v.capacity()).is_some() {
                 self.stop.store(true, Ordering::Relaxed);
             }
         }
-        let succs = &ranked.succs[rank * n..(rank + 1) * n];
+        let at = (rank - ranked.first) * n;
+        let succs = &ranked.succs[at..at + n];
         // A model error here: the full expansion reports it.
         if self.stop.load(Ordering::Relaxed) || succs.iter().any(|s| s.error.is_some()) {
             return Choice::default();
@@ -238,7 +305,7 @@ impl Search<'_> {
             ..
         } = w;
         self.visited.packer.unpack(key, state);
-        let sync = &ranked.sync[rank];
+        let sync = &ranked.sync[rank - ranked.first];
         let gs = self.exp.globals.get(state[0]);
         let mut pairs = vec![0u32; n];
         for st in sync {
@@ -262,9 +329,12 @@ impl Search<'_> {
         let passes = |set: &[bool]| {
             let succ = Successors { succs, sync, state };
             deps.clear();
-            let here = (rank, &ranked.place);
+            let here = (rank, ranked.place);
             if self.may_close_cycle(set, &succ, here, (next, packed), &mut deps) {
                 return false;
+            }
+            if let Some(reduced) = settled {
+                return deps.iter().all(|&j| !reduced[j as usize]);
             }
             if deps.is_empty() {
                 return true;
