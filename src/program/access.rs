@@ -4,7 +4,7 @@
 //! transitions of different threads are dependent when one writes a global
 //! slot the other reads or writes, or (for the thread closure) both take
 //! part in rendezvous on one channel, where the transition closure pairs
-//! the two sides instead (`engine/por/stubborn.rs`); locals belong to their
+//! the two sides instead (`engine/por/stubborn/`); locals belong to their
 //! thread and make no dependence.
 //!
 //! An array cell indexed by a constant is that cell alone (BEEM's generated

@@ -177,7 +177,7 @@ fn cooperative_model() -> impl Strategy<Value = Value> {
 /// The same with rendezvous: about a third of the transitions become a
 /// send or a receive on `c0` or `c1` (a value from a local, into a local
 /// or the thread's own global), so that rendezvous are reduced as
-/// transitions of their own (`stubborn.rs`, `Item::Pair`).
+/// transitions of their own (`stubborn/`, `Item::Pair`).
 fn rendezvous_model() -> impl Strategy<Value = Value> {
     independent_model().prop_flat_map(|m| {
         let n = transitions(&m);
@@ -389,6 +389,43 @@ fn a_guard_false_by_a_local_is_opened_by_its_own_thread() {
         "properties": [{"name": "bad", "error": "bad"}],
     });
     unsafe_with_and_without_por(&model, "bad");
+}
+
+/// A disabled transition's enabling set holds the writers that may open
+/// its guard (`engine/por/reason.rs`). t0 waits for `x == 2` while `z` is
+/// still 0; t1's `z := 1` closes it for ever, so the error needs t2's
+/// `x := 2` (in the second model, a value received from t3) before t1's
+/// step. t1's set holds t0's step, whose enabling set must hold t2 (or the
+/// rendezvous that writes x): without it t1 alone is expanded and the error
+/// is lost. Kept from the "may enable" refinement measured on 2026-11-27
+/// (docs/performance.md), whose wrong variants (the atom's test inverted,
+/// a received value taken for a constant) it caught.
+#[test]
+fn a_guards_enabling_set_holds_the_writers_that_may_open_it() {
+    let waiter = serde_json::json!(
+        {"name": "t0", "start": "a", "transitions": [
+            {"from": "a", "to": "b", "when": "x == 2 && z == 0", "do": "bad := true"}]});
+    let closer = serde_json::json!(
+        {"name": "t1", "start": "a", "transitions": [{"from": "a", "to": "b", "do": "z := 1"}]});
+    let globals = serde_json::json!({"x": {"type": "int", "min": 0, "max": 2, "init": 0},
+                                     "z": {"type": "int", "min": 0, "max": 1, "init": 0},
+                                     "bad": {"type": "bool", "init": false}});
+    let stores = serde_json::json!({
+        "name": "stores", "globals": globals,
+        "threads": [waiter, closer, {"name": "t2", "start": "a", "transitions": [
+            {"from": "a", "to": "b", "do": "x := 1"},
+            {"from": "b", "to": "c", "do": "x := 2"}]}],
+        "properties": [{"name": "bad", "error": "bad"}],
+    });
+    unsafe_with_and_without_por(&stores, "bad");
+    let receives = serde_json::json!({
+        "name": "receives", "globals": globals, "channels": ["c"],
+        "threads": [waiter, closer,
+            {"name": "t2", "start": "a", "transitions": [{"from": "a", "to": "b", "sync": "c?x"}]},
+            {"name": "t3", "start": "a", "transitions": [{"from": "a", "to": "b", "sync": "c!2"}]}],
+        "properties": [{"name": "bad", "error": "bad"}],
+    });
+    unsafe_with_and_without_por(&receives, "bad");
 }
 
 /// A deadlock reachable only with a step that closes a rendezvous's guard

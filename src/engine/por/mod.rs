@@ -30,18 +30,19 @@
 //! deadlock of the full graph is a deadlock of the reduced one.
 //!
 //! The closed sets grown from each thread with a move, by this closure and
-//! by the finer closure over single transitions of `stubborn.rs` where it
+//! by the finer closure over single transitions of `stubborn/` where it
 //! applies, are offered to the search's cycle proviso: a set with one
 //! thread that moves as soon as it is found, the others fewest successors
 //! first. The first that passes is taken; when none does, the state is
 //! fully expanded.
 
+mod reason;
 mod stubborn;
 
 use super::atoms::Atoms;
-use crate::program::access::{Accesses, Future, Slots, expr_reads};
-use crate::program::ops::{BinOp, UnOp};
-use crate::program::{CExpr, Ctx, Program, Release, Scheduler, Succs, Val};
+use crate::program::access::{Accesses, Future, Slots};
+use crate::program::{Ctx, Program, Release, Scheduler, Succs, Val};
+use reason::falsified_by;
 use rustc_hash::FxHashMap;
 
 /// The static part of the reduction: dependence and visibility.
@@ -52,12 +53,12 @@ pub(crate) struct Reducer {
     visible: Vec<Vec<bool>>,
     /// The same for the threads whose locals or locations a property reads.
     visible_of: FxHashMap<u32, Vec<bool>>,
-    /// Transition-level sets (`stubborn.rs`), when the model allows them.
+    /// Transition-level sets (`stubborn/`), when the model allows them.
     stubborn: Option<stubborn::Stubborn>,
 }
 
 /// What `Reducer::choose` keeps from state to state: the state's view
-/// and the set being closed (`stubborn.rs`).
+/// and the set being closed (`stubborn/`).
 #[derive(Default)]
 pub(crate) struct Buffers {
     at: stubborn::AtState,
@@ -497,64 +498,4 @@ impl Groups {
         }
         g
     }
-}
-
-/// The globals a false guard is false by: changing none of them keeps it
-/// false. A false conjunction needs one false conjunct changed (the first
-/// is taken), a false disjunction every disjunct; negation swaps the two.
-/// When the second operand decides, the first one's reads count too: it is
-/// evaluated first, and a change there may make the guard fail instead.
-/// Anything else (a comparison, a failing evaluation) counts every global
-/// it reads.
-fn falsified_by(e: &CExpr, ctx: &Ctx) -> Slots {
-    false_reason(e, ctx).0
-}
-
-/// As `falsified_by`, and whether the reason also reads the thread's own
-/// store (a local, its location): then the thread's own step may change it.
-fn false_reason(e: &CExpr, ctx: &Ctx) -> (Slots, bool) {
-    let mut out = Slots::default();
-    let mut locals = false;
-    reasons(e, ctx, false, &mut out, &mut locals);
-    (out, locals)
-}
-
-/// Adds the globals that keep `e` at its value, `value` (true or false).
-fn reasons(e: &CExpr, ctx: &Ctx, value: bool, out: &mut Slots, locals: &mut bool) {
-    let holds = |x: &CExpr| x.eval(ctx).map(|v| v != 0).ok();
-    match e {
-        CExpr::Un(UnOp::Not, a) => reasons(a, ctx, !value, out, locals),
-        // `a && b` false, or `a || b` true: one operand decides it.
-        CExpr::Bin(op @ (BinOp::And | BinOp::Or), a, b) if (*op == BinOp::Or) == value => {
-            match (holds(a), holds(b)) {
-                (Some(x), _) if x == value => reasons(a, ctx, value, out, locals),
-                // `a` is evaluated first: a change to what it reads may make
-                // the guard fail (an index out of bounds), a run-time error.
-                (_, Some(y)) if y == value => {
-                    all_reads(a, out, locals);
-                    reasons(b, ctx, value, out, locals)
-                }
-                _ => all_reads(e, out, locals),
-            }
-        }
-        // `a && b` true, or `a || b` false: both operands do.
-        CExpr::Bin(BinOp::And | BinOp::Or, a, b) => {
-            reasons(a, ctx, value, out, locals);
-            reasons(b, ctx, value, out, locals);
-        }
-        _ => all_reads(e, out, locals),
-    }
-}
-
-pub(super) fn all_reads(e: &CExpr, out: &mut Slots, locals: &mut bool) {
-    let mut whole = false;
-    expr_reads(e, out, &mut whole);
-    e.visit(&mut |x| {
-        if matches!(
-            x,
-            CExpr::Local(_) | CExpr::LocalCell(..) | CExpr::At(_) | CExpr::Term(_)
-        ) {
-            *locals = true
-        }
-    });
 }
