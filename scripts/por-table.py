@@ -11,14 +11,16 @@ without `--por` on
     -DSAFETY, with and without -DNOREDUCE), states stored side by side;
   * the lock schema lock(n, 2).
 
-  * with `--suite MAX`, instead of all that: every BEEM instance of
-    tests/data/beem/suite.csv with at most MAX published states, checked for
+  * with `--suite MAX [MIN]`, instead of all that: every BEEM instance of
+    tests/data/beem/suite.csv with at most MAX (and more than MIN)
+    published states, checked for
     deadlocks (`--property deadlock`, one job) with and without `--por`;
     prints one line per instance, the geometric mean over the deadlock-free
     runs, per family and over all.
 
 Usage: scripts/por-table.py              (needs cargo; spin and gcc for SPIN)
        scripts/por-table.py --suite 1000000
+       scripts/por-table.py --suite 5000000 1000000
 Prints markdown tables and the geometric means.
 """
 import csv
@@ -46,8 +48,8 @@ ESST = {
 }
 
 
-def weft(path, *extra):
-    out = subprocess.run([WEFT, "check", path, "--format", "json", "--jobs", "2", *extra],
+def weft(path, *extra, jobs=2):
+    out = subprocess.run([WEFT, "check", path, "--format", "json", "--jobs", str(jobs), *extra],
                          capture_output=True, text=True).stdout
     lines = [json.loads(x) for x in out.splitlines() if x.strip()]
     s = lines[-1]["summary"]
@@ -125,18 +127,18 @@ def beem(work, with_spin):
           + (f"; SPIN {geomean(theirs):.2f}× over the {len(theirs)} it can read" if theirs else ""))
 
 
-def suite(max_states):
+def suite(max_states, min_states):
     rows = [r for r in csv.DictReader(open(os.path.join(ROOT, "tests/data/beem/suite.csv")))
-            if r["states"] and int(r["states"]) <= max_states]
+            if r["states"] and min_states < int(r["states"]) <= max_states]
     rows.sort(key=lambda r: int(r["states"]))
     print("| BEEM instance | deadlock | states | states, --por | ratio | time | time, --por |")
     print("|---|---|---|---|---|---|---|")
     families = {}
     for r in rows:
         path = os.path.join(ROOT, "tests/data/beem", r["file"])
-        args = ("--property", "deadlock", "--jobs", "1", "--timeout", "300")
-        v, full, t = weft_jobs(path, *args)
-        vp, red, tp = weft_jobs(path, *args, "--por")
+        args = ("--property", "deadlock", "--timeout", "300")
+        v, full, t = weft(path, *args, jobs=1)
+        vp, red, tp = weft(path, *args, "--por", jobs=1)
         assert v == vp, (r["file"], v, vp)
         d = v.get("deadlock")
         print(f"| {r['file'][4:]} | {d} | {full} | {red} | {full / red:.2f}× | {t:.2f} s | {tp:.2f} s |",
@@ -153,16 +155,6 @@ def suite(max_states):
     print(f"Geometric mean, states without / with --por: {geomean(every):.2f}× over the "
           f"{len(every)} deadlock-free runs ({len(families)} families); "
           f"{geomean([geomean(x) for x in families.values()]):.2f}× over the families' means")
-
-
-def weft_jobs(path, *extra):
-    """As `weft`, with the caller's --jobs."""
-    out = subprocess.run([WEFT, "check", path, "--format", "json", *extra],
-                         capture_output=True, text=True).stdout
-    lines = [json.loads(x) for x in out.splitlines() if x.strip()]
-    s = lines[-1]["summary"]
-    verdicts = {x["property"]: x["verdict"] for x in lines[:-1]}
-    return verdicts, s["stats"]["states"], s["stats"]["time_s"]
 
 
 def lock(work):
@@ -184,10 +176,10 @@ def main():
     with_spin = shutil.which("spin") and shutil.which("gcc")
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    if len(sys.argv) == 3 and sys.argv[1] == "--suite":
+    if len(sys.argv) in (3, 4) and sys.argv[1] == "--suite":
         print(f"Machine: {cpu}, {os.cpu_count()} cores; weft {rev}, --jobs 1; times are weft's own search times.")
         print()
-        return suite(int(sys.argv[2]))
+        return suite(int(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) == 4 else 0)
     print(f"Machine: {cpu}, {os.cpu_count()} cores; weft {rev}, --jobs 2; times are weft's own search times.")
     print()
     with tempfile.TemporaryDirectory() as work:
