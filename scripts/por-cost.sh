@@ -8,7 +8,7 @@ T=$(mktemp -d)
 "$2" gen lock --threads 8 --sections 2 > $T/lock82.json
 "$2" gen token-ring --threads 10 > $T/tr10.json
 for round in 1 2; do
-for f in peterson.3 peterson.4 szymanski.3 at.3 mcs.3 phils.4 lamport.5; do
+for f in peterson.3 peterson.4 szymanski.3 at.3 mcs.3 phils.4 lamport.5 fischer.4 lamport_nonatomic.4; do
   for b in "$@"; do
     for p in "" "--por"; do
       /usr/bin/time -f "$f $b [$p] %e s %M KB" $b check $D/$f.dve --property deadlock $p --format json >$T/ps.out 2>$T/ps.t
