@@ -158,8 +158,8 @@ impl Reducer {
     /// thread that moves (no set, as where nothing reduces), no enabling
     /// set is computed at all, and where it does not, the choice sees
     /// more of the set (an option already in costs nothing). On fischer.4
-    /// `--por` this took 9.5 s to 7.0 s, on lamport_nonatomic.4 14.8 s to
-    /// 11.5 s (docs/performance.md).
+    /// `--por` this took 10.2 s to 6.6 s, on lamport_nonatomic.4 14.5 s to
+    /// 11.0 s (docs/performance.md, "Enabling sets chosen last").
     pub(super) fn stubborn(
         &self,
         st: &Stubborn,
