@@ -139,8 +139,14 @@ def suite(max_states, min_states):
         args = ("--property", "deadlock", "--timeout", "300")
         v, full, t = weft(path, *args, jobs=1)
         vp, red, tp = weft(path, *args, "--por", jobs=1)
-        assert v == vp, (r["file"], v, vp)
         d = v.get("deadlock")
+        # A run stopped by the time budget answers `unknown`: reported, not
+        # counted. Otherwise the verdicts must agree.
+        if "unknown" in (d, vp.get("deadlock")):
+            print(f"| {r['file'][4:]} | {d} / {vp.get('deadlock')} (--por) | {full} | {red} | — | {t:.2f} s | {tp:.2f} s |",
+                  flush=True)
+            continue
+        assert v == vp, (r["file"], v, vp)
         print(f"| {r['file'][4:]} | {d} | {full} | {red} | {full / red:.2f}× | {t:.2f} s | {tp:.2f} s |",
               flush=True)
         if d == "safe":
