@@ -31,6 +31,7 @@ use arith::{binop, truth};
 use sync::Received;
 
 mod arith;
+mod fails;
 mod sync;
 
 /// A closed interval of values.
@@ -92,6 +93,19 @@ impl Ranges {
 
     /// The inferred ranges of the model.
     pub(crate) fn infer(prog: &Program) -> Ranges {
+        Env::infer(prog).to_slots(prog)
+    }
+
+    /// Per template and transition: may it fail at run time from a
+    /// reachable state (`fails.rs`)? `false` is a proof that it does not.
+    pub(crate) fn fallible(prog: &Program) -> Vec<Vec<bool>> {
+        Env::infer(prog).fallible(prog, &Env::declared(prog))
+    }
+}
+
+impl Env {
+    /// The fixpoint: intervals closed under every step.
+    fn infer(prog: &Program) -> Env {
         let declared = Env::declared(prog);
         let mut env = Env::initial(prog);
         let mut round = 0;
@@ -121,7 +135,7 @@ impl Ranges {
             }
             env = next;
         }
-        env.to_slots(prog)
+        env
     }
 }
 
@@ -296,21 +310,8 @@ impl Env {
         received: Option<&Received>,
         out: &mut Env,
     ) {
-        // The locals over the reached source locations; none reached: the
-        // transition never fires.
-        let from = tr.from.iter().fold(None, |acc, &loc| {
-            join_at(&acc, &self.locals[ti][loc as usize])
-        });
-        let Some(locals) = from else {
+        let Some(mut here) = self.scope(prog, ti, tr, tids) else {
             return;
-        };
-        let mut here = Scope {
-            prog,
-            template: ti,
-            from: &tr.from,
-            tids,
-            globals: self.globals.clone(),
-            locals,
         };
         if let Some(g) = &tr.guard {
             if here.eval(g) == Some((0, 0)) {
@@ -346,6 +347,29 @@ impl Env {
         // narrowed them.
         let to = tr.to as usize;
         out.locals[ti][to] = join_at(&out.locals[ti][to], &Some(here.locals));
+    }
+
+    /// The intervals `tr` (of template `ti`) sees: the globals, and its
+    /// thread's locals joined over its reached source locations; `None`
+    /// when none is reached (it never fires).
+    fn scope<'a>(
+        &self,
+        prog: &'a Program,
+        ti: usize,
+        tr: &'a Transition,
+        tids: Interval,
+    ) -> Option<Scope<'a>> {
+        let locals = tr.from.iter().fold(None, |acc, &loc| {
+            join_at(&acc, &self.locals[ti][loc as usize])
+        })?;
+        Some(Scope {
+            prog,
+            template: ti,
+            from: &tr.from,
+            tids,
+            globals: self.globals.clone(),
+            locals,
+        })
     }
 
     fn to_slots(&self, prog: &Program) -> Ranges {
@@ -395,6 +419,7 @@ fn tids(prog: &Program, template: usize) -> Interval {
 }
 
 /// Intervals as seen by one transition: the pc is one of `from`.
+#[derive(Clone)]
 struct Scope<'a> {
     prog: &'a Program,
     template: usize,

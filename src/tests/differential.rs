@@ -321,7 +321,7 @@ const RANGE_SYNCS: &[&str] = &["c!", "c!x % 2", "c!y", "c?", "c?k", "c?y"];
 /// Two globals x, y in 0..7 and a local k, moved by comparisons and
 /// arithmetic that the range inference has to bound; some steps are
 /// rendezvous on a channel c.
-fn range_model() -> impl Strategy<Value = Value> {
+pub(super) fn range_model() -> impl Strategy<Value = Value> {
     let step = (
         0..3usize,
         0..3usize,

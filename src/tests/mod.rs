@@ -18,6 +18,7 @@ mod depth;
 mod derivations;
 mod differential;
 mod divine_errors;
+mod fallible;
 mod incremental;
 mod keep_going;
 mod lipton;

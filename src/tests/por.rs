@@ -323,6 +323,48 @@ fn visible_steps_are_never_postponed_and_no_thread_is_ignored_in_a_cycle() {
     assert_eq!(r.stats.count("states"), Some(3));
 }
 
+/// A deadlock check needs no cycle proviso, but a run-time error does:
+/// t0 toggles a local for ever, t1 takes a step and then one that may
+/// overflow `x`. Where it overflows (`x := x + 2`, x in 0..1), the
+/// reduced search must not cycle through t0 alone and leave t1 out (the
+/// proviso applies to a set that leaves out a thread which may still
+/// fail); where it cannot (`x := 1 - x`), the proviso is not applied and
+/// t0's cycle alone is explored: the two states of `k`, t1 never moving,
+/// and no deadlock is lost (t0 can always move).
+#[test]
+fn a_deadlock_check_skips_the_proviso_unless_a_thread_left_out_may_fail() {
+    let model = |step: &str| {
+        serde_json::json!({
+            "name": "toggle-and-step",
+            "globals": {"x": {"type": "int", "min": 0, "max": 1, "init": 0}},
+            "threads": [
+                {"name": "t0", "start": "a", "locals": {"k": {"type": "int", "min": 0, "max": 1, "init": 0}},
+                 "transitions": [{"from": "a", "to": "a", "do": "k := 1 - k"}]},
+                {"name": "t1", "start": "a", "transitions": [
+                    {"from": "a", "to": "b"},
+                    {"from": "b", "to": "c", "do": step}]},
+            ],
+            "check-deadlock": true,
+            "properties": [{"name": "never", "error": "false"}],
+        })
+    };
+    let prog = common::load_value(&model("x := x + 2"));
+    for opts in [CheckOptions::default(), por(1), por(2)] {
+        let r = engine::check(&prog, Mode::Standard, &opts).unwrap();
+        let verdict = r.outcome("model-errors").unwrap().verdict;
+        assert_eq!(verdict, Verdict::Unsafe, "--por {}", opts.por);
+    }
+    let prog = common::load_value(&model("x := 1 - x"));
+    let full = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
+    assert_eq!(full.stats.count("states"), Some(6));
+    for opts in [por(1), por(2)] {
+        let r = engine::check(&prog, Mode::Standard, &opts).unwrap();
+        assert_eq!(r.outcome("deadlock").unwrap().verdict, Verdict::Safe);
+        assert_eq!(r.outcome("model-errors").unwrap().verdict, Verdict::Safe);
+        assert_eq!(r.stats.count("states"), Some(2));
+    }
+}
+
 /// `property` of `model` is violated without `--por` and with it, on one
 /// job and two.
 fn unsafe_with_and_without_por(model: &Value, property: &str) {

@@ -29,6 +29,10 @@
 //! of every error state. The `deadlock` predicate needs no visibility: every
 //! deadlock of the full graph is a deadlock of the reduced one.
 //!
+//! The cycle proviso is needed to reach error states and run-time errors,
+//! not deadlocks: on a deadlock check it is asked only of a set that
+//! leaves out a thread which may still fail (`Reducer::needs_proviso`).
+//!
 //! The closed sets grown from each thread with a move, by this closure and
 //! by the finer closure over single transitions of `stubborn/` where it
 //! applies, are offered to the search's cycle proviso: a set with one
@@ -40,8 +44,9 @@ mod reason;
 mod stubborn;
 
 use super::atoms::Atoms;
-use crate::program::access::{Accesses, Future, Slots};
-use crate::program::{Ctx, Program, Release, Scheduler, Succs, Val};
+use crate::program::access::{Accesses, Future, Slots, reachable_transitions};
+use crate::program::ranges::Ranges;
+use crate::program::{CExpr, Ctx, Program, Release, Scheduler, Succs, Val};
 use reason::falsified_by;
 use rustc_hash::FxHashMap;
 
@@ -55,6 +60,36 @@ pub(crate) struct Reducer {
     visible_of: FxHashMap<u32, Vec<bool>>,
     /// Transition-level sets (`stubborn/`), when the model allows them.
     stubborn: Option<stubborn::Stubborn>,
+    /// Where the cycle proviso applies (`needs_proviso`).
+    proviso: Proviso,
+}
+
+/// Where the cycle proviso applies.
+enum Proviso {
+    /// Before every reduced set: a property is not about deadlocks.
+    Always,
+    /// Before a set that leaves out a thread at a location from which
+    /// (`[template][location]`) a transition that may fail is reachable.
+    FailAhead(Vec<Vec<bool>>),
+}
+
+/// Per template and location: can a thread there still reach a transition
+/// that may fail at run time?
+fn fail_ahead(prog: &Program) -> Vec<Vec<bool>> {
+    let fallible = Ranges::fallible(prog);
+    prog.templates
+        .iter()
+        .zip(&fallible)
+        .map(|(tpl, fails)| {
+            (0..tpl.locations.len())
+                .map(|loc| {
+                    reachable_transitions(tpl, loc)
+                        .iter()
+                        .any(|&t| fails[t as usize])
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// What `Reducer::choose` keeps from state to state: the state's view
@@ -149,11 +184,54 @@ impl Reducer {
             visible_of.insert(t, block_visible(row, tpl_id));
         }
         let stubborn = stubborn::Stubborn::new(prog, &acc.transitions);
+        // A property evaluated only in deadlocks, or whose error is
+        // `false`, has no error state a reduced cycle could put off.
+        let deadlocks_only = props.iter().all(|&p| {
+            let prop = &prog.properties[p];
+            prop.only_in_deadlocks || prop.error == CExpr::Const(0)
+        });
+        let proviso = match deadlocks_only {
+            false => Proviso::Always,
+            true => Proviso::FailAhead(fail_ahead(prog)),
+        };
         Reducer {
             acc,
             visible,
             visible_of,
             stubborn,
+            proviso,
+        }
+    }
+
+    /// Must the search's cycle proviso pass before `set` (the threads to
+    /// expand) is taken? Only to reach error states and run-time errors,
+    /// which a cycle of reduced states could put off for ever (the
+    /// ignoring problem). Persistent sets alone preserve every deadlock
+    /// (Godefroid's thesis, Theorem 4.3; Valmari): on a path to a
+    /// deadlock, the first transition of the set commutes to the front,
+    /// and a path with none would leave the set's enabled transitions
+    /// enabled at its end, which is then no deadlock. A run-time error on
+    /// a path that avoids the set is one of a thread outside it (a thread
+    /// in it has all its transitions here in the set, so it does not move
+    /// on the path, and the set holds what the failing one reads). So with
+    /// only properties evaluated in deadlocks, the proviso is needed only
+    /// by a set that leaves out a thread which may still reach a
+    /// transition the range analysis cannot prove infallible
+    /// (`Ranges::fallible`); the proof is in standard/reduce.rs.
+    pub(crate) fn needs_proviso(&self, prog: &Program, threads: &[ThreadAt], set: &[bool]) -> bool {
+        match &self.proviso {
+            Proviso::Always => true,
+            Proviso::FailAhead(ahead) => (0..threads.len()).any(|t| {
+                !set[t] && ahead[prog.threads[t].template as usize][threads[t].pc as usize]
+            }),
+        }
+    }
+
+    /// May the proviso be needed at all (`needs_proviso`)?
+    pub(crate) fn uses_proviso(&self) -> bool {
+        match &self.proviso {
+            Proviso::Always => true,
+            Proviso::FailAhead(ahead) => ahead.iter().flatten().any(|&f| f),
         }
     }
 

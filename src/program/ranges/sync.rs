@@ -5,7 +5,7 @@
 //! send on the channel the assignment is a weak update. A channel whose
 //! sends never fire has receives that never fire either.
 
-use super::{EMPTY, Env, Interval, Scope, join, join_at, tids};
+use super::{EMPTY, Env, Interval, join, tids};
 use crate::program::{Program, SyncOp};
 
 /// What the receives on one channel can get.
@@ -33,19 +33,8 @@ impl Env {
                 let Some(SyncOp::Send { channel, value }) = &tr.sync else {
                     continue;
                 };
-                let from = tr.from.iter().fold(None, |acc, &loc| {
-                    join_at(&acc, &self.locals[ti][loc as usize])
-                });
-                let Some(locals) = from else {
+                let Some(mut here) = self.scope(prog, ti, tr, tids(prog, ti)) else {
                     continue; // the sender never is at its source
-                };
-                let mut here = Scope {
-                    prog,
-                    template: ti,
-                    from: &tr.from,
-                    tids: tids(prog, ti),
-                    globals: self.globals.clone(),
-                    locals,
                 };
                 if let Some(g) = &tr.guard
                     && (here.eval(g) == Some((0, 0)) || !here.refine(g))
