@@ -226,8 +226,8 @@ pub struct CheckArgs {
     #[arg(long)]
     pub symmetry: bool,
     /// Partial-order reduction (standard only): expand each state by a
-    /// persistent set of threads, with a cycle proviso (on a deadlock
-    /// check, only where a thread left out may still fail at run time).
+    /// persistent set of threads, with a cycle proviso (only where a thread
+    /// left out may still change the property or fail at run time).
     /// Verdicts are unchanged; traces are real but no longer necessarily
     /// shortest.
     #[arg(long, conflicts_with = "symmetry")]

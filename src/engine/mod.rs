@@ -59,8 +59,8 @@ pub struct CheckOptions {
     /// `--symmetry`: reduce interchangeable threads (standard only).
     pub symmetry: bool,
     /// `--por`: partial-order reduction (standard only): persistent sets
-    /// with a cycle proviso (on deadlock checks, only where a thread left
-    /// out may still fail); verdicts are unchanged, traces are real but
+    /// with a cycle proviso (only where a thread left out may still do a
+    /// visible step or fail); verdicts are unchanged, traces are real but
     /// not necessarily shortest.
     pub por: bool,
     /// `--blocks`: Lipton reduction (standard and thread-modular): a step

@@ -284,6 +284,16 @@ impl Env {
             locals: self.locals.iter().map(|l| vec![None; l.len()]).collect(),
         };
         let sent = self.sent(prog);
+        // The cooperative scheduler writes `waiting` (`cooperative.rs`),
+        // no action does: any value of its domain (found in review: kept
+        // at its initial 0, a guard reading it was misjudged).
+        if let Some(v) = prog
+            .scheduler
+            .as_ref()
+            .and_then(|s| var_of(&prog.globals, s.waiting))
+        {
+            out.globals[v] = join(out.globals[v], declared.globals[v]);
+        }
         for (ti, tpl) in prog.templates.iter().enumerate() {
             let tids = tids(prog, ti);
             for tr in &tpl.transitions {

@@ -72,6 +72,28 @@ fn what_may_fail_worked_out_by_hand() {
     assert_eq!(fallible(&unreached), [false, false]);
 }
 
+/// The cooperative scheduler writes `waiting`, no action does: an index
+/// read from it may leave an array (found in review: its range was kept
+/// at the initial 0).
+#[test]
+fn the_schedulers_waiting_cells_take_any_value() {
+    let prog = common::load_value(&json!({
+        "name": "coop", "scheduling": "cooperative", "events": ["e"],
+        "globals": {
+            "arr": {"type": "array", "len": 1, "of": {"type": "int", "min": 0, "max": 1}, "init": 0},
+            "z": {"type": "int", "min": 0, "max": 1, "init": 0},
+        },
+        "threads": [
+            {"name": "b", "start": "b0", "transitions": [
+                {"from": "b0", "to": "b1", "do": "z := arr[waiting[1]]", "yield": true}]},
+            {"name": "c", "start": "c0", "transitions": [{"from": "c0", "to": "c1", "wait": "e"}]},
+        ],
+        "properties": [{"name": "never", "error": "false"}],
+    }));
+    assert_eq!(Ranges::fallible(&prog)[0], [true]);
+    failures_are_marked(&prog).unwrap();
+}
+
 /// Every run-time error met in a reachable state of `prog` (a thread's
 /// step, a rendezvous that fails, or an offer that fails alone) is of a
 /// transition `Ranges::fallible` marks (either side of a failing pair).

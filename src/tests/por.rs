@@ -365,6 +365,42 @@ fn a_deadlock_check_skips_the_proviso_unless_a_thread_left_out_may_fail() {
     }
 }
 
+/// Under a cooperative scheduler a thread's turn can get stuck (b at b1
+/// once c has set x), a run-time error no single transition shows, and the
+/// scheduler writes `waiting`, which a guard or an action may read: a
+/// deadlock check keeps its proviso there, or a's yielding loop alone is
+/// explored and the errors are put off for ever (found in review).
+#[test]
+fn a_cooperative_deadlock_check_keeps_its_proviso() {
+    let model = |b: Value, c: Value| {
+        serde_json::json!({
+            "name": "coop", "scheduling": "cooperative", "events": ["e"],
+            "globals": {
+                "x": {"type": "int", "min": 0, "max": 1, "init": 0},
+                "y": {"type": "int", "min": 0, "max": 1, "init": 0},
+                "arr": {"type": "array", "len": 1, "of": {"type": "int", "min": 0, "max": 1}, "init": 0},
+            },
+            "threads": [
+                {"name": "a", "start": "a0", "final": ["a0"], "transitions": [
+                    {"from": "a0", "to": "a0", "do": "y := 1 - y", "yield": true}]},
+                {"name": "b", "start": "b0", "transitions": b},
+                {"name": "c", "start": "c0", "transitions": c},
+            ],
+            "check-deadlock": true, "properties": [],
+        })
+    };
+    let stuck = model(
+        serde_json::json!([{"from": "b0", "to": "b1"}, {"from": "b1", "to": "b2", "when": "x == 0"}]),
+        serde_json::json!([{"from": "c0", "to": "c1", "do": "x := 1"}]),
+    );
+    unsafe_with_and_without_por(&stuck, "model-errors");
+    let reads_waiting = model(
+        serde_json::json!([{"from": "b0", "to": "b1", "do": "x := arr[waiting[2]]", "yield": true}]),
+        serde_json::json!([{"from": "c0", "to": "c1", "wait": "e"}]),
+    );
+    unsafe_with_and_without_por(&reads_waiting, "model-errors");
+}
+
 /// `property` of `model` is violated without `--por` and with it, on one
 /// job and two.
 fn unsafe_with_and_without_por(model: &Value, property: &str) {

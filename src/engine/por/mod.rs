@@ -30,8 +30,8 @@
 //! deadlock of the full graph is a deadlock of the reduced one.
 //!
 //! The cycle proviso is needed to reach error states and run-time errors,
-//! not deadlocks: on a deadlock check it is asked only of a set that
-//! leaves out a thread which may still fail (`Reducer::needs_proviso`).
+//! not deadlocks: it is asked only of a set that leaves out a thread which
+//! may still take a visible step or fail (`Reducer::needs_proviso`).
 //!
 //! The closed sets grown from each thread with a move, by this closure and
 //! by the finer closure over single transitions of `stubborn/` where it
@@ -46,7 +46,7 @@ mod stubborn;
 use super::atoms::Atoms;
 use crate::program::access::{Accesses, Future, Slots, reachable_transitions};
 use crate::program::ranges::Ranges;
-use crate::program::{CExpr, Ctx, Program, Release, Scheduler, Succs, Val};
+use crate::program::{Ctx, Program, Release, Scheduler, Succs, Template, Val};
 use reason::falsified_by;
 use rustc_hash::FxHashMap;
 
@@ -60,34 +60,23 @@ pub(crate) struct Reducer {
     visible_of: FxHashMap<u32, Vec<bool>>,
     /// Transition-level sets (`stubborn/`), when the model allows them.
     stubborn: Option<stubborn::Stubborn>,
-    /// Where the cycle proviso applies (`needs_proviso`).
-    proviso: Proviso,
+    /// `ahead[template][location]`, for threads whose locals no property
+    /// reads: can a thread there still reach a transition that is visible
+    /// or may fail at run time (`needs_proviso`)?
+    ahead: Vec<Vec<bool>>,
+    /// The same for the threads whose locals or locations a property reads.
+    ahead_of: FxHashMap<u32, Vec<bool>>,
 }
 
-/// Where the cycle proviso applies.
-enum Proviso {
-    /// Before every reduced set: a property is not about deadlocks.
-    Always,
-    /// Before a set that leaves out a thread at a location from which
-    /// (`[template][location]`) a transition that may fail is reachable.
-    FailAhead(Vec<Vec<bool>>),
-}
-
-/// Per template and location: can a thread there still reach a transition
-/// that may fail at run time?
-fn fail_ahead(prog: &Program) -> Vec<Vec<bool>> {
-    let fallible = Ranges::fallible(prog);
-    prog.templates
-        .iter()
-        .zip(&fallible)
-        .map(|(tpl, fails)| {
-            (0..tpl.locations.len())
-                .map(|loc| {
-                    reachable_transitions(tpl, loc)
-                        .iter()
-                        .any(|&t| fails[t as usize])
-                })
-                .collect()
+/// Per location of `tpl`: can a thread there still reach a transition
+/// that is `marked`? (Every location, `everywhere`.)
+fn marked_ahead(tpl: &Template, everywhere: bool, marked: impl Fn(usize) -> bool) -> Vec<bool> {
+    (0..tpl.locations.len())
+        .map(|loc| {
+            everywhere
+                || reachable_transitions(tpl, loc)
+                    .iter()
+                    .any(|&t| marked(t as usize))
         })
         .collect()
 }
@@ -184,54 +173,69 @@ impl Reducer {
             visible_of.insert(t, block_visible(row, tpl_id));
         }
         let stubborn = stubborn::Stubborn::new(prog, &acc.transitions);
-        // A property evaluated only in deadlocks, or whose error is
-        // `false`, has no error state a reduced cycle could put off.
-        let deadlocks_only = props.iter().all(|&p| {
-            let prop = &prog.properties[p];
-            prop.only_in_deadlocks || prop.error == CExpr::Const(0)
-        });
-        let proviso = match deadlocks_only {
-            false => Proviso::Always,
-            true => Proviso::FailAhead(fail_ahead(prog)),
-        };
+        // What a reduced cycle could put off for ever: a visible step (an
+        // error state) or a run-time error.
+        // Under a cooperative scheduler a thread also fails where its turn
+        // gets stuck, which no single transition shows (`cooperative.rs`,
+        // found in review): the proviso everywhere.
+        let everywhere = prog.scheduler.is_some();
+        let fallible = Ranges::fallible(prog);
+        let ahead = (0..prog.templates.len())
+            .map(|tpl| {
+                marked_ahead(&prog.templates[tpl], everywhere, |t| {
+                    visible[tpl][t] || fallible[tpl][t]
+                })
+            })
+            .collect();
+        let ahead_of = visible_of
+            .iter()
+            .map(|(&t, row)| {
+                let tpl = prog.threads[t as usize].template as usize;
+                let marked = |k: usize| row[k] || fallible[tpl][k];
+                (t, marked_ahead(&prog.templates[tpl], everywhere, marked))
+            })
+            .collect();
         Reducer {
             acc,
             visible,
             visible_of,
             stubborn,
-            proviso,
+            ahead,
+            ahead_of,
         }
     }
 
     /// Must the search's cycle proviso pass before `set` (the threads to
-    /// expand) is taken? Only to reach error states and run-time errors,
-    /// which a cycle of reduced states could put off for ever (the
-    /// ignoring problem). Persistent sets alone preserve every deadlock
-    /// (Godefroid's thesis, Theorem 4.3; Valmari): on a path to a
-    /// deadlock, the first transition of the set commutes to the front,
-    /// and a path with none would leave the set's enabled transitions
-    /// enabled at its end, which is then no deadlock. A run-time error on
-    /// a path that avoids the set is one of a thread outside it (a thread
-    /// in it has all its transitions here in the set, so it does not move
-    /// on the path, and the set holds what the failing one reads). So with
-    /// only properties evaluated in deadlocks, the proviso is needed only
-    /// by a set that leaves out a thread which may still reach a
-    /// transition the range analysis cannot prove infallible
-    /// (`Ranges::fallible`); the proof is in standard/reduce.rs.
+    /// expand) is taken? The proviso keeps a reduced cycle from putting off
+    /// for ever what the search looks for (the ignoring problem): an error
+    /// state, which a visible transition leads to, or a run-time error.
+    /// Deadlocks need none: persistent sets alone preserve every deadlock
+    /// (Godefroid's thesis, Theorem 4.3; Valmari): on a path to a deadlock
+    /// the first transition of the set commutes to the front, and a path
+    /// with none leaves the set's enabled transitions enabled at its end,
+    /// which is then no deadlock. And what a path that avoids the set puts
+    /// off is done by a thread the set leaves out: a thread in the set has
+    /// all its transitions at its location in the set, so it does not move
+    /// on such a path. So the proviso is needed only by a set that leaves
+    /// out a thread which may still reach a visible transition or one that
+    /// the range analysis cannot prove infallible (`Ranges::fallible`); on
+    /// a deadlock check nothing is visible. The proof is in
+    /// standard/reduce.rs.
     pub(crate) fn needs_proviso(&self, prog: &Program, threads: &[ThreadAt], set: &[bool]) -> bool {
-        match &self.proviso {
-            Proviso::Always => true,
-            Proviso::FailAhead(ahead) => (0..threads.len()).any(|t| {
-                !set[t] && ahead[prog.threads[t].template as usize][threads[t].pc as usize]
-            }),
-        }
+        (0..threads.len()).any(|t| !set[t] && self.ahead_of(prog, t)[threads[t].pc as usize])
     }
 
     /// May the proviso be needed at all (`needs_proviso`)?
     pub(crate) fn uses_proviso(&self) -> bool {
-        match &self.proviso {
-            Proviso::Always => true,
-            Proviso::FailAhead(ahead) => ahead.iter().flatten().any(|&f| f),
+        let mut rows = self.ahead.iter().chain(self.ahead_of.values());
+        rows.any(|row| row.iter().any(|&a| a))
+    }
+
+    /// Thread `t`'s row of `ahead`.
+    fn ahead_of(&self, prog: &Program, t: usize) -> &[bool] {
+        match self.ahead_of.get(&(t as u32)) {
+            Some(row) => row,
+            None => &self.ahead[prog.threads[t].template as usize],
         }
     }
 

@@ -17,30 +17,37 @@
 //! (Clarke, Grumberg and Peled, ch. 10; Bošnački, Leue and Lluch Lafuente
 //! on provisos for breadth-first search).
 //!
-//! When every checked property is evaluated only in deadlocks (or is
-//! `false`), the proviso is asked only of a set that leaves out a thread
-//! which may still reach a transition that may fail at run time
-//! (`Reducer::needs_proviso`). Why that is enough: let a deadlock or a
-//! run-time error be reachable from a state s of the reduced search by a
-//! path w. If w has a transition of s's set, the first one commutes to the
-//! front and the rest of w, one step shorter, leads from a reduced
-//! successor to the same state. Otherwise w avoids the set. A deadlock
-//! cannot end it (the set's enabled transitions stay enabled along w). A
-//! transition x failing at its end is of a thread left out: a thread of
-//! the set has every transition at its location in the set, so it does
-//! not move on w, x is one of those, and the set holds what x reads, so x
-//! fails at s already, where the search reports it. That thread may
-//! still fail, so the set passed the proviso; the search follows a
-//! transition of the set to a successor from which w still leads to a
-//! failing x, and, as above, such a chain of reduced states cannot run
-//! round a cycle, so it ends where w shrinks. With no thread that may fail
-//! (`Ranges::fallible` proves it for BEEM's mutual exclusion protocols,
-//! among others), no proviso is asked at all: phils.3 729 states, 498
-//! with it, 118 without (docs/performance.md, "Deadlocks need no
-//! proviso"). The first version fully expanded
-//! u whenever v was stored; a fully expanded v already breaks the cycle,
-//! and BEEM's deadlock-free runs store fewer states for knowing it
-//! (docs/performance.md, "Partial-order reduction").
+//! The proviso is asked only of a set that leaves out a thread which may
+//! still reach a visible transition or one that may fail at run time
+//! (`Reducer::needs_proviso`; on a deadlock check nothing is visible, and
+//! under a cooperative scheduler, whose turns can get stuck, every set asks
+//! it). Why that is enough: let an error state, a deadlock or a run-time
+//! error be reachable from a state s of the reduced search by a path w. If
+//! w has a transition of s's set, the first one commutes to the front and
+//! the rest of w, one step shorter, leads from a reduced successor to the
+//! same state. Otherwise w avoids the set. A deadlock cannot end it (the
+//! set's enabled transitions stay enabled along w). A thread of the set
+//! has every transition at its location in the set, so it does not move on
+//! w; so an error state at the end of w (s is not one) is entered by a
+//! visible step of a thread left out, and a transition x failing there is
+//! of a thread left out too: were x's thread in the set, x would be in the
+//! set, and the set holds what may change x (for an enabled x, the writers
+//! of everything it reads; for a disabled one, of what its guard is false
+//! by, and of what is evaluated before the operand that decides it), so x
+//! would fail at s already, where the search reports it. Either way the
+//! set left out a thread which may still do it, and passed the proviso;
+//! the search follows an invisible transition of the set to a successor
+//! from which w still leads to such a state, and, as above, such a chain
+//! of reduced states cannot run round a cycle, so it ends where w shrinks.
+//! Where no thread may fail and nothing is visible (`Ranges::fallible`
+//! proves the first for BEEM's mutual exclusion protocols, among others),
+//! no proviso is asked at all: phils.3 729 states, 498 with it, 118 without
+//! (docs/performance.md, "Deadlocks need no proviso").
+//!
+//! The first version fully expanded u whenever v was stored; a fully
+//! expanded v already breaks the cycle, and BEEM's deadlock-free runs
+//! store fewer states for knowing it (docs/performance.md, "Partial-order
+//! reduction").
 //!
 //! The decision is made while the store holds exactly the levels up to the
 //! current one. The proviso is sound for any order of a level; the one
