@@ -42,6 +42,13 @@ impl Atoms {
                 let mut whole = false;
                 expr_reads(e, &mut self.globals, &mut whole);
                 self.everything |= whole;
+                // The index's locals and locations are atoms too: in
+                // `exists(t0: a[k] == 1)` a step writing t0's `k` changes
+                // the property (found by fuzzing: `--por` and `--blocks`
+                // put such a step off and missed the error).
+                if let CExpr::GlobalCell(.., i) = e {
+                    self.collect(prog, i, current);
+                }
             }
             CExpr::Local(s) => match current {
                 Some(t) => self.locals.entry(t).or_default().insert(*s),

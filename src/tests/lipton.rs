@@ -511,3 +511,28 @@ fn the_mutation_models_are_unsafe_with_blocks() {
     };
     assert!(d.render().contains("may not hold it"));
 }
+
+/// A property that indexes a global array by a thread's local reads that
+/// local, so t0's `k := 1` inside its block is visible and ends the block
+/// (found by fuzzing: the atoms held the array only, and `--blocks` ran
+/// t0's block whole, past the error state).
+#[test]
+fn an_array_index_read_by_a_property_splits_a_block() {
+    let m = json!({"name": "blk",
+        "globals": {"m": {"type": "int", "min": 0, "max": 1, "init": 0, "lock": true},
+                    "arr": {"type": "array", "len": 2, "of": {"type": "int", "min": 0, "max": 1}, "init": 0}},
+        "threads": [
+            {"name": "t0", "start": "L0", "locations": ["L0", "L1", "L2", "L3", "L4"],
+             "locals": {"k": {"type": "int", "min": 0, "max": 1, "init": 0}},
+             "transitions": [{"from": "L0", "to": "L1", "when": "m == 0", "do": "m := 1"},
+                             {"from": "L1", "to": "L2", "do": "k := 1"},
+                             {"from": "L2", "to": "L3", "do": "k := 0"},
+                             {"from": "L3", "to": "L4", "do": "m := 0"}]},
+            {"name": "t1", "start": "M0", "locations": ["M0", "M1"],
+             "transitions": [{"from": "M0", "to": "M1", "do": "arr[1] := 1"}]}],
+        "properties": [{"name": "bad", "error": "exists(t0: arr[k] == 1)"}]});
+    let prog = common::load_value(&m);
+    agree(&prog).unwrap();
+    let r = engine::check(&prog, Mode::Standard, &opts(true)).unwrap();
+    assert_eq!(r.outcome("bad").unwrap().verdict, Verdict::Unsafe);
+}

@@ -401,6 +401,48 @@ fn a_cooperative_deadlock_check_keeps_its_proviso() {
     unsafe_with_and_without_por(&reads_waiting, "model-errors");
 }
 
+/// A property that indexes a global array by a thread's local reads that
+/// local: a step writing it is visible (t0 sets k to 1 while t1 has set
+/// a[1], then back). Found by fuzzing: its atoms held the array only, so
+/// `--por` put t0's steps off and missed the error; the same for an
+/// `assert` with such an index, and for `--blocks` (`lipton.rs`).
+#[test]
+fn an_array_index_read_by_a_property_is_an_atom() {
+    let exists = serde_json::json!({
+        "name": "idx",
+        "globals": {"a": {"type": "array", "len": 2, "of": {"type": "int", "min": 0, "max": 1}, "init": 0}},
+        "threads": [
+            {"name": "t0", "start": "L0", "locations": ["L0", "L1", "L2"],
+             "locals": {"k": {"type": "int", "min": 0, "max": 1, "init": 0}},
+             "transitions": [{"from": "L0", "to": "L1", "do": "k := 1"}, {"from": "L1", "to": "L2", "do": "k := 0"}]},
+            {"name": "t1", "start": "M0", "locations": ["M0", "M1"],
+             "transitions": [{"from": "M0", "to": "M1", "do": "a[1] := 1"}]},
+        ],
+        "properties": [{"name": "bad", "error": "exists(t0: a[k] == 1)"}],
+    });
+    unsafe_with_and_without_por(&exists, "bad");
+    let assertion = serde_json::json!({
+        "name": "asrt",
+        "globals": {
+            "a": {"type": "array", "len": 2, "of": {"type": "int", "min": 0, "max": 1}, "init": 0},
+            "go": {"type": "int", "min": 0, "max": 1, "init": 0},
+        },
+        "threads": [
+            {"name": "t0", "start": "L0", "locations": ["L0", "L1", "L2", "L3", "L4"],
+             "locals": {"k": {"type": "int", "min": 0, "max": 1, "init": 0}},
+             "transitions": [
+                {"from": "L0", "to": "L1", "do": "go := 1"},
+                {"from": "L1", "to": "L2", "do": "k := 1"},
+                {"from": "L2", "to": "L3", "do": "k := 0"},
+                {"from": ["L1", "L2", "L3"], "to": "L4", "when": "false", "assert": "a[k] == 0"}]},
+            {"name": "t1", "start": "M0", "locations": ["M0", "M1"],
+             "transitions": [{"from": "M0", "to": "M1", "do": "a[1] := 1", "when": "go == 1"}]},
+        ],
+        "properties": [{"name": "never", "error": "false"}],
+    });
+    unsafe_with_and_without_por(&assertion, "assertions");
+}
+
 /// `property` of `model` is violated without `--por` and with it, on one
 /// job and two.
 fn unsafe_with_and_without_por(model: &Value, property: &str) {
