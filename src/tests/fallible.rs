@@ -97,7 +97,7 @@ fn the_schedulers_waiting_cells_take_any_value() {
 /// Every run-time error met in a reachable state of `prog` (a thread's
 /// step, a rendezvous that fails, or an offer that fails alone) is of a
 /// transition `Ranges::fallible` marks (either side of a failing pair).
-fn failures_are_marked(prog: &Program) -> Result<usize, TestCaseError> {
+pub(super) fn failures_are_marked(prog: &Program) -> Result<usize, TestCaseError> {
     let fallible = Ranges::fallible(prog);
     let marked = |t: usize, ti: u32| fallible[prog.threads[t].template as usize][ti as usize];
     let mut met = 0;

@@ -24,6 +24,7 @@ mod keep_going;
 mod lipton;
 mod lipton_commute;
 mod por;
+mod por_proviso;
 mod promela;
 mod ranges;
 mod refine;
