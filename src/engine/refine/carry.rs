@@ -30,10 +30,15 @@
 //! in an existing product is recorded there, `Tagged::covers`, and so are
 //! the products a new one empties, `Tagged::emptied_by`).
 //!
-//! A lazy round (`Extent::UntilAlarm`) stops below F(P) with work pending:
-//! its elements were derived all the same, so the argument above keeps
-//! those not derived from newly below F(P'), and the pending work of the
-//! kept ones is carried with them.
+//! A lazy round (`Extent::UntilAlarm`) stops below F(P) with work pending.
+//! Carrying it (its elements, and the pending work of the kept ones) was
+//! meant to be sound by the argument above, but a proptest found a
+//! sequence where a round resumed from a stopped one, itself equal to its
+//! fresh fixpoint, left the next round's carry 399 states short of F(P')
+//! (`a_round_resumed_from_a_stopped_one_found_by_proptest_resumes_soundly`
+//! in src/tests/incremental.rs): until that is understood, a stopped round
+//! is not carried, and the next round starts from scratch, which is always
+//! sound.
 //!
 //! Model errors are recorded once per looked-up step, and X(g)'s lookups
 //! are cached, so a kept X(g) would not report them again: a round that met
@@ -50,7 +55,8 @@ pub(super) fn carry(
     mut prev: Hybrid,
     precise: &FxHashSet<u32>,
 ) -> Option<(Hybrid, VecDeque<Work>)> {
-    if prev.stopped.is_some() || !prev.model_errors.is_empty() {
+    // A stopped (partial) round: see the header.
+    if prev.stopped.is_some() || !prev.model_errors.is_empty() || prev.partial {
         return None;
     }
     let dropped = derived_from_newly(&prev, precise);
