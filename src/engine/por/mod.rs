@@ -60,12 +60,12 @@ pub(crate) struct Reducer {
     visible_of: FxHashMap<u32, Vec<bool>>,
     /// Transition-level sets (`stubborn/`), when the model allows them.
     stubborn: Option<stubborn::Stubborn>,
-    /// `ahead[template][location]`, for threads whose locals no property
-    /// reads: can a thread there still reach a transition that is visible
-    /// or may fail at run time (`needs_proviso`)?
+    /// `ahead[thread][location]`: can the thread, there, still reach a
+    /// transition that is visible or may fail at run time
+    /// (`needs_proviso`)?
     ahead: Vec<Vec<bool>>,
-    /// The same for the threads whose locals or locations a property reads.
-    ahead_of: FxHashMap<u32, Vec<bool>>,
+    /// Is any `ahead` true (may the proviso be needed at all)?
+    uses_proviso: bool,
 }
 
 /// Per location of `tpl`: can a thread there still reach a transition
@@ -180,28 +180,34 @@ impl Reducer {
         // found in review): the proviso everywhere.
         let everywhere = prog.scheduler.is_some();
         let fallible = Ranges::fallible(prog);
-        let ahead = (0..prog.templates.len())
+        // Per template, then per thread (its own row where a property reads
+        // its locals or locations).
+        let of_template: Vec<Vec<bool>> = (0..prog.templates.len())
             .map(|tpl| {
                 marked_ahead(&prog.templates[tpl], everywhere, |t| {
                     visible[tpl][t] || fallible[tpl][t]
                 })
             })
             .collect();
-        let ahead_of = visible_of
-            .iter()
-            .map(|(&t, row)| {
-                let tpl = prog.threads[t as usize].template as usize;
-                let marked = |k: usize| row[k] || fallible[tpl][k];
-                (t, marked_ahead(&prog.templates[tpl], everywhere, marked))
+        let ahead: Vec<Vec<bool>> = (0..prog.threads.len())
+            .map(|t| {
+                let tpl = prog.threads[t].template as usize;
+                match visible_of.get(&(t as u32)) {
+                    Some(row) => marked_ahead(&prog.templates[tpl], everywhere, |k| {
+                        row[k] || fallible[tpl][k]
+                    }),
+                    None => of_template[tpl].clone(),
+                }
             })
             .collect();
+        let uses_proviso = ahead.iter().flatten().any(|&a| a);
         Reducer {
             acc,
             visible,
             visible_of,
             stubborn,
             ahead,
-            ahead_of,
+            uses_proviso,
         }
     }
 
@@ -221,22 +227,13 @@ impl Reducer {
     /// the range analysis cannot prove infallible (`Ranges::fallible`); on
     /// a deadlock check nothing is visible. The proof is in
     /// standard/reduce.rs.
-    pub(crate) fn needs_proviso(&self, prog: &Program, threads: &[ThreadAt], set: &[bool]) -> bool {
-        (0..threads.len()).any(|t| !set[t] && self.ahead_of(prog, t)[threads[t].pc as usize])
+    pub(crate) fn needs_proviso(&self, threads: &[ThreadAt], set: &[bool]) -> bool {
+        (0..threads.len()).any(|t| !set[t] && self.ahead[t][threads[t].pc as usize])
     }
 
     /// May the proviso be needed at all (`needs_proviso`)?
     pub(crate) fn uses_proviso(&self) -> bool {
-        let mut rows = self.ahead.iter().chain(self.ahead_of.values());
-        rows.any(|row| row.iter().any(|&a| a))
-    }
-
-    /// Thread `t`'s row of `ahead`.
-    fn ahead_of(&self, prog: &Program, t: usize) -> &[bool] {
-        match self.ahead_of.get(&(t as u32)) {
-            Some(row) => row,
-            None => &self.ahead[prog.threads[t].template as usize],
-        }
+        self.uses_proviso
     }
 
     fn is_visible(&self, prog: &Program, thread: usize, trans: u32) -> bool {

@@ -358,7 +358,7 @@ impl Search<'_> {
         let mut unless = Vec::new();
         let mut deps = Vec::new();
         let passes = |set: &[bool]| {
-            if !reducer.needs_proviso(prog, &threads, set) {
+            if !reducer.needs_proviso(&threads, set) {
                 return true;
             }
             let succ = Successors { succs, sync, state };
