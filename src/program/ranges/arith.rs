@@ -62,13 +62,11 @@ pub(super) fn binop(op: BinOp, (a, b): Interval, (c, d): Interval) -> Option<Int
         BinOp::BitAnd if a >= 0 && c >= 0 => (0, b.min(d)),
         BinOp::BitOr | BinOp::BitXor if a >= 0 && c >= 0 => {
             let hi = b.max(d);
-            // All bits up to the highest set bit of either operand.
-            let mask = if hi == 0 {
-                0
-            } else {
-                (1i64 << (64 - hi.leading_zeros())) - 1
-            };
-            (0, mask)
+            // All bits up to the highest set bit of either operand (`hi`
+            // is not negative, so the mask is at most i64::MAX; a shift
+            // of 64, for `hi == 0`, leaves no bit).
+            let mask = u64::MAX.checked_shr(hi.leading_zeros()).unwrap_or(0);
+            (0, mask as i64)
         }
         BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr => return None,
     })

@@ -44,3 +44,15 @@ fn interval_arithmetic_contains_every_result() {
         }
     }
 }
+
+/// Products of 32-bit values reach 2^62; a bitwise or over them once
+/// overflowed its mask (a panic where overflow is checked).
+#[test]
+fn bitwise_masks_of_the_largest_intervals_hold_every_result() {
+    let big = (0, 1i64 << 62);
+    for op in [BinOp::BitOr, BinOp::BitXor] {
+        assert_eq!(binop(op, big, (0, 1)), Some((0, i64::MAX)));
+        assert_eq!(binop(op, (0, 0), (0, 0)), Some((0, 0)));
+        assert_eq!(binop(op, (0, 4), (0, 1)), Some((0, 7)));
+    }
+}
