@@ -56,6 +56,9 @@ impl Slots {
                 .collect(),
         )
     }
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.iter().all(|w| *w == 0)
+    }
     pub(crate) fn intersects(&self, other: &Slots) -> bool {
         self.0.iter().zip(&other.0).any(|(a, b)| a & b != 0)
     }

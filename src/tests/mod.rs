@@ -25,6 +25,7 @@ mod lipton;
 mod lipton_commute;
 mod por;
 mod por_proviso;
+mod por_quiet;
 mod promela;
 mod ranges;
 mod refine;

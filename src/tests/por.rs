@@ -25,7 +25,7 @@ fn por(jobs: usize) -> CheckOptions {
 /// property, at most as many states, the same count for one and two jobs,
 /// and every reduced trace replays to an error state. Returns the state
 /// counts (full, reduced).
-fn agree(prog: &Program) -> Result<(u64, u64), TestCaseError> {
+pub(super) fn agree(prog: &Program) -> Result<(u64, u64), TestCaseError> {
     let full = engine::check(prog, Mode::Standard, &CheckOptions::default()).unwrap();
     let reduced = engine::check(prog, Mode::Standard, &por(2)).unwrap();
     let one_job = engine::check(prog, Mode::Standard, &por(1)).unwrap();

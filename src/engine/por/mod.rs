@@ -221,8 +221,9 @@ impl Reducer {
     /// with none leaves the set's enabled transitions enabled at its end,
     /// which is then no deadlock. And what a path that avoids the set puts
     /// off is done by a thread the set leaves out: a thread in the set has
-    /// all its transitions at its location in the set, so it does not move
-    /// on such a path. So the proviso is needed only by a set that leaves
+    /// all its transitions at its location in the set (but quiet
+    /// rendezvous sides, which leave its store as it is: `stubborn/`), so
+    /// its store does not change on such a path. So the proviso is needed only by a set that leaves
     /// out a thread which may still reach a visible transition or one that
     /// the range analysis cannot prove infallible (`Ranges::fallible`); on
     /// a deadlock check nothing is visible. The proof is in

@@ -27,8 +27,10 @@
 //! the rest of w, one step shorter, leads from a reduced successor to the
 //! same state. Otherwise w avoids the set. A deadlock cannot end it (the
 //! set's enabled transitions stay enabled along w). A thread of the set
-//! has every transition at its location in the set, so it does not move on
-//! w; so an error state at the end of w (s is not one) is entered by a
+//! has every transition at its location in the set, but for quiet ones
+//! (rendezvous sides that leave its store as it is, and cannot fail: a
+//! memory cell's reads, por/stubborn), so its store does not change on w;
+//! so an error state at the end of w (s is not one) is entered by a
 //! visible step of a thread left out, and a transition x failing there is
 //! of a thread left out too: were x's thread in the set, x would be in the
 //! set, and the set holds what may change x (for an enabled x, the writers

@@ -29,7 +29,18 @@
 //!   away) and what does not commute with s or r; a disabled one, a
 //!   necessary enabling set of a disabled side. Two rendezvous on one
 //!   channel with four different threads commute unless their effects
-//!   conflict.
+//!   conflict;
+//! * a *quiet* side (a self-loop at its thread's location with no effect,
+//!   no received value and nothing that may fail: a memory cell's read,
+//!   `q -> q { sync read!x; }` in BEEM's lamport_nonatomic) leaves its
+//!   thread's store as it is, so two quiet sides of one thread commute:
+//!   a thread held through quiet sides only brings in the transitions at
+//!   its location that are not quiet, and its other quiet sides (with
+//!   their partners) stay out until a member that changes its store (a
+//!   write to the cell) is enabled in T; that member does not commute
+//!   with them (`a_cells_enabled_write_brings_its_reads_back` in
+//!   src/tests/por_quiet.rs is the case where leaving them out loses a
+//!   deadlock).
 //!
 //! Every path from the state that avoids T then commutes with T's enabled
 //! transitions and cannot enable a disabled one, so the threads with an
@@ -80,6 +91,9 @@ pub(super) struct Closing {
     later: Vec<Item>,
     held: Vec<bool>,
     holds: usize,
+    /// The threads held through quiet sides only, whose quiet sides at
+    /// their location were left out (`Reducer::stubborn`).
+    quietly: Vec<bool>,
 }
 
 impl Closing {
@@ -99,6 +113,8 @@ impl Closing {
         self.held.clear();
         self.held.resize(threads, false);
         self.holds = 0;
+        self.quietly.clear();
+        self.quietly.resize(threads, false);
     }
 
     /// Adds transition `g`: itself, or, a side of a rendezvous, every
@@ -234,13 +250,28 @@ impl Reducer {
                     }
                 }
                 // Each thread's location and each transition's dependence
-                // once: a thread's many rendezvous share them.
+                // once: a thread's many rendezvous share them. A thread
+                // held through a quiet side (a self-loop that changes
+                // nothing, as a memory cell's read) does not move: its
+                // other quiet sides commute with it and stay out, with
+                // their partners, until an enabled member moves it.
                 for &g in sides {
                     let u = st.owner[g as usize] as usize;
+                    let pc = threads[u].pc;
+                    let quiet = st.quiet_at(prog, g, pc);
                     if !c.held[u] {
                         if c.hold(u, at) {
                             return everyone();
                         }
+                        c.quietly[u] = quiet;
+                        for &tj in here(u) {
+                            let h = st.offset[u] + tj;
+                            if !(quiet && st.quiet_at(prog, h, pc)) {
+                                c.add(st, at, h);
+                            }
+                        }
+                    } else if c.quietly[u] && !quiet {
+                        c.quietly[u] = false;
                         for &tj in here(u) {
                             c.add(st, at, st.offset[u] + tj);
                         }

@@ -30,6 +30,10 @@ pub(in crate::engine::por) struct Stubborn {
     /// read the thread's own store. Such a side fails, a model error of
     /// its thread alone, with or without a partner.
     pub(super) fragile: Vec<Option<(Slots, bool)>>,
+    /// The sides that leave their thread's store and the globals as they
+    /// are, and cannot fail: no effect, no received value, no failing
+    /// guard or sent value, a self-loop at some location (`quiet_at`).
+    pub(super) quiet: Slots,
     /// The transitions that read another thread's store.
     pub(super) whole_state: Slots,
     /// `into[template][location]`: the transitions entering it.
@@ -109,7 +113,7 @@ impl Stubborn {
                 }
             }
         }
-        let fragile = (0..owner.len())
+        let fragile: Vec<Option<(Slots, bool)>> = (0..owner.len())
             .map(|g| {
                 let t = owner[g] as usize;
                 let tr = &prog.template_of(t).transitions[g - offset[t] as usize];
@@ -128,6 +132,20 @@ impl Stubborn {
                 Some((reads, locals))
             })
             .collect();
+        let mut quiet = Slots::default();
+        for g in sides.iter() {
+            let t = owner[g as usize] as usize;
+            let tr = &prog.template_of(t).transitions[(g - offset[t]) as usize];
+            let a = access(g as usize);
+            if a.writes.is_empty()
+                && a.local_writes.is_empty()
+                && !a.whole_state
+                && fragile[g as usize].is_none()
+                && tr.from.contains(&tr.to)
+            {
+                quiet.insert(g);
+            }
+        }
         let partners = (0..owner.len() as u32)
             .map(|g| {
                 let mut row = Slots::default();
@@ -172,9 +190,19 @@ impl Stubborn {
             sides,
             sends,
             fragile,
+            quiet,
             whole_state,
             into,
             reach,
         })
+    }
+
+    /// Is side `g` quiet where its thread is, at `pc`: taken there, it
+    /// changes nothing (a self-loop at `pc` with no effect; a transition
+    /// from several locations moves the thread from the others)?
+    pub(super) fn quiet_at(&self, prog: &Program, g: u32, pc: u16) -> bool {
+        let t = self.owner[g as usize] as usize;
+        self.quiet.contains(g)
+            && prog.template_of(t).transitions[(g - self.offset[t]) as usize].to == pc
     }
 }
