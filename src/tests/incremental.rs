@@ -230,6 +230,25 @@ fn a_rendezvous_model_found_by_proptest_resumes_soundly() {
     check_rounds(&common::load_value(&m), &picks, 74);
 }
 
+/// The model and picks CI's proptest found on 2026-11-27 (the two tests
+/// below).
+fn found_on_2026_11_27() -> (Program, [u16; 9]) {
+    let m = serde_json::json!({"name": "generated", "channels": [],
+        "globals": {"g0": {"type": "int", "min": 0, "max": 2, "init": 1},
+                    "g1": {"type": "int", "min": 0, "max": 2, "init": 0}},
+        "threads": [{"name": "p", "count": 4, "start": "L0",
+            "locals": {"k": {"type": "int", "min": 0, "max": 1, "init": 0}},
+            "transitions": [
+                {"from": "L0", "to": "L2", "when": "k == 0", "do": "g0 := any"},
+                {"from": "L0", "to": "L1", "when": "g0 + g1 >= 2", "do": "g0 := 2; g1 := g0"},
+                {"from": "L0", "to": "L2", "when": "g0 + g1 >= 2", "do": "k := 1 - k"},
+                {"from": "L2", "to": "L1", "when": "g0 != 1", "do": "g1 := (g0 + 1) % 3; g0 := 1"},
+                {"from": "L2", "to": "L1", "when": "false"}]}],
+        "properties": [{"name": "bad", "error": "count(*: @L1) >= 2"}]});
+    let picks = [48676, 1596, 20324, 63115, 22798, 31529, 42446, 54079, 52081];
+    (common::load_value(&m), picks)
+}
+
 /// Found by the proptest above in CI (2026-11-27): rounds 0, 1 and 3 stop
 /// at alarms; round 4, resumed from the stopped round 3, equals its fresh
 /// fixpoint, but round 5, resumed from round 4, missed 399 states of its
@@ -239,43 +258,19 @@ fn a_rendezvous_model_found_by_proptest_resumes_soundly() {
 /// carry lost the way from the last to the first (carry.rs, `emptied_by`).
 #[test]
 fn a_round_resumed_from_a_stopped_one_found_by_proptest_resumes_soundly() {
-    let m = serde_json::json!({"name": "generated", "channels": [],
-        "globals": {"g0": {"type": "int", "min": 0, "max": 2, "init": 1},
-                    "g1": {"type": "int", "min": 0, "max": 2, "init": 0}},
-        "threads": [{"name": "p", "count": 4, "start": "L0",
-            "locals": {"k": {"type": "int", "min": 0, "max": 1, "init": 0}},
-            "transitions": [
-                {"from": "L0", "to": "L2", "when": "k == 0", "do": "g0 := any"},
-                {"from": "L0", "to": "L1", "when": "g0 + g1 >= 2", "do": "g0 := 2; g1 := g0"},
-                {"from": "L0", "to": "L2", "when": "g0 + g1 >= 2", "do": "k := 1 - k"},
-                {"from": "L2", "to": "L1", "when": "g0 != 1", "do": "g1 := (g0 + 1) % 3; g0 := 1"},
-                {"from": "L2", "to": "L1", "when": "false"}]}],
-        "properties": [{"name": "bad", "error": "count(*: @L1) >= 2"}]});
-    let picks = [48676, 1596, 20324, 63115, 22798, 31529, 42446, 54079, 52081];
-    check_rounds(&common::load_value(&m), &picks, 11);
+    let (prog, picks) = found_on_2026_11_27();
+    check_rounds(&prog, &picks, 11);
 }
 
-/// The model above with one round stopped (0, or 1) and the others
+/// The same model with one round stopped (0, or 1) and the others
 /// complete: with stopped rounds not carried (bf30546), round 5, resumed
 /// from complete rounds only, still missed 374 states before the carry
 /// kept the `emptied_by` chains: stopped rounds were not the cause.
 #[test]
 fn emptied_chains_survive_the_carry_found_by_proptest() {
-    let m = serde_json::json!({"name": "generated", "channels": [],
-        "globals": {"g0": {"type": "int", "min": 0, "max": 2, "init": 1},
-                    "g1": {"type": "int", "min": 0, "max": 2, "init": 0}},
-        "threads": [{"name": "p", "count": 4, "start": "L0",
-            "locals": {"k": {"type": "int", "min": 0, "max": 1, "init": 0}},
-            "transitions": [
-                {"from": "L0", "to": "L2", "when": "k == 0", "do": "g0 := any"},
-                {"from": "L0", "to": "L1", "when": "g0 + g1 >= 2", "do": "g0 := 2; g1 := g0"},
-                {"from": "L0", "to": "L2", "when": "g0 + g1 >= 2", "do": "k := 1 - k"},
-                {"from": "L2", "to": "L1", "when": "g0 != 1", "do": "g1 := (g0 + 1) % 3; g0 := 1"},
-                {"from": "L2", "to": "L1", "when": "false"}]}],
-        "properties": [{"name": "bad", "error": "count(*: @L1) >= 2"}]});
-    let picks = [48676, 1596, 20324, 63115, 22798, 31529, 42446, 54079, 52081];
+    let (prog, picks) = found_on_2026_11_27();
     for lazy in [1, 2] {
-        check_rounds(&common::load_value(&m), &picks, lazy);
+        check_rounds(&prog, &picks, lazy);
     }
 }
 
