@@ -258,7 +258,7 @@ impl Reducer {
                 for &g in sides {
                     let u = st.owner[g as usize] as usize;
                     let pc = threads[u].pc;
-                    let quiet = st.quiet_at(prog, g, pc);
+                    let quiet = st.quiet_at(g, pc);
                     if !c.held[u] {
                         if c.hold(u, at) {
                             return everyone();
@@ -266,7 +266,7 @@ impl Reducer {
                         c.quietly[u] = quiet;
                         for &tj in here(u) {
                             let h = st.offset[u] + tj;
-                            if !(quiet && st.quiet_at(prog, h, pc)) {
+                            if !(quiet && st.quiet_at(h, pc)) {
                                 c.add(st, at, h);
                             }
                         }

@@ -32,8 +32,9 @@ pub(in crate::engine::por) struct Stubborn {
     pub(super) fragile: Vec<Option<(Slots, bool)>>,
     /// The sides that leave their thread's store and the globals as they
     /// are, and cannot fail: no effect, no received value, no failing
-    /// guard or sent value, a self-loop at some location (`quiet_at`).
-    pub(super) quiet: Slots,
+    /// guard or sent value, a self-loop at some location: per side, that
+    /// location when it is quiet (`quiet_at`).
+    quiet_to: Vec<Option<u16>>,
     /// The transitions that read another thread's store.
     pub(super) whole_state: Slots,
     /// `into[template][location]`: the transitions entering it.
@@ -132,7 +133,7 @@ impl Stubborn {
                 Some((reads, locals))
             })
             .collect();
-        let mut quiet = Slots::default();
+        let mut quiet_to = vec![None; owner.len()];
         for g in sides.iter() {
             let t = owner[g as usize] as usize;
             let tr = &prog.template_of(t).transitions[(g - offset[t]) as usize];
@@ -143,7 +144,7 @@ impl Stubborn {
                 && fragile[g as usize].is_none()
                 && tr.from.contains(&tr.to)
             {
-                quiet.insert(g);
+                quiet_to[g as usize] = Some(tr.to);
             }
         }
         let partners = (0..owner.len() as u32)
@@ -190,7 +191,7 @@ impl Stubborn {
             sides,
             sends,
             fragile,
-            quiet,
+            quiet_to,
             whole_state,
             into,
             reach,
@@ -200,9 +201,7 @@ impl Stubborn {
     /// Is side `g` quiet where its thread is, at `pc`: taken there, it
     /// changes nothing (a self-loop at `pc` with no effect; a transition
     /// from several locations moves the thread from the others)?
-    pub(super) fn quiet_at(&self, prog: &Program, g: u32, pc: u16) -> bool {
-        let t = self.owner[g as usize] as usize;
-        self.quiet.contains(g)
-            && prog.template_of(t).transitions[(g - self.offset[t]) as usize].to == pc
+    pub(super) fn quiet_at(&self, g: u32, pc: u16) -> bool {
+        self.quiet_to[g as usize] == Some(pc)
     }
 }
