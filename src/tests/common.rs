@@ -131,10 +131,17 @@ pub fn replay_line<'p>(
         ls[t] = next.l;
     }
     if property == crate::engine::MODEL_ERRORS {
+        // A step fails there, or a property cannot be evaluated there
+        // (an index out of bounds in its formula, say).
+        let evaluation_fails = prog
+            .properties
+            .iter()
+            .any(|p| crate::property::holds(&p.error, &exp, g, &ls).is_err());
         assert!(
-            (0..prog.threads.len()).any(|t| exp.successors(t, g, ls[t]).error.is_some())
+            evaluation_fails
+                || (0..prog.threads.len()).any(|t| exp.successors(t, g, ls[t]).error.is_some())
                 || exp.sync_steps(g, &ls).1.is_some(),
-            "{model}: no step fails in the last state"
+            "{model}: no step fails and every property evaluates in the last state"
         );
         return (exp, g, ls);
     }

@@ -205,3 +205,35 @@ fn a_deep_trace_is_rebuilt_past_many_tag_periods() {
         );
     }
 }
+
+/// A property whose formula cannot be evaluated (an index out of bounds)
+/// is a model error at the state where it fails: the trace `standard`
+/// prints for `model-errors` ends there, with and without `--por`, and the
+/// tests' `common::replay_line` replays it (it once refused such traces,
+/// and the `--por` proptests skipped them).
+#[test]
+fn a_failing_property_evaluation_replays_as_a_model_error() {
+    let model = serde_json::json!({"name": "property",
+        "globals": {"x": {"type": "int", "min": 0, "max": 3},
+                    "a": {"type": "array", "len": 3, "of": {"type": "int", "min": 0, "max": 1}}},
+        "threads": [{"name": "p", "start": "s", "transitions": [
+            {"from": "s", "to": "s", "when": "x < 3", "do": "x := x + 1"}]}],
+        "properties": [{"name": "bad", "error": "a[x] == 1"}]});
+    let prog = common::load_value(&model);
+    for por in [false, true] {
+        let opts = CheckOptions {
+            por,
+            ..CheckOptions::default()
+        };
+        let r = engine::check(&prog, Mode::Standard, &opts).unwrap();
+        let text = r.to_json_lines();
+        let line = text
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .find(|v| v["property"] == engine::MODEL_ERRORS)
+            .unwrap();
+        assert_eq!(line["verdict"], "unsafe", "{text}");
+        assert!(line.to_string().contains("evaluating property"), "{text}");
+        common::replay_line(&prog, &line, "property");
+    }
+}
