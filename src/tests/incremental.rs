@@ -83,9 +83,23 @@ fn reachable(exp: &mut Explorer) -> BTreeSet<State> {
     seen
 }
 
+/// Posts one round of these tests may make. A few generated models (a few
+/// in 100,000, with or without rendezvous) make the fixpoint computed
+/// from nothing create hundreds of thousands of products on the way to a
+/// dozen, for seconds or minutes; such a case is checked up to the round
+/// that runs out, and ends there.
+const POSTS: usize = 200_000;
+
+fn bounded() -> Budget {
+    Budget::new(&CheckOptions {
+        max_states: Some(POSTS),
+        ..CheckOptions::default()
+    })
+}
+
 /// The least fixpoint for `precise`, from nothing.
 fn fresh(exp: &mut Explorer, universe: &[usize], precise: &FxHashSet<u32>) -> Hybrid {
-    let budget = Budget::new(&CheckOptions::default());
+    let budget = bounded();
     let mut no_alarm = |_: &Explorer, _: u32, _: &Product| false;
     Hybrid::round(
         None,
@@ -108,7 +122,7 @@ fn fresh(exp: &mut Explorer, universe: &[usize], precise: &FxHashSet<u32>) -> Hy
 fn check_rounds(prog: &Program, picks: &[u16], lazy: u8) {
     let ranges = Ranges::infer(prog);
     let (mut exp, universe) = Cartesian::explorer(prog, &ranges).unwrap();
-    let budget = Budget::new(&CheckOptions::default());
+    let budget = bounded();
     let reach = reachable(&mut exp);
     let mut alarm =
         |_: &Explorer, _: u32, p: &Product| p.iter().map(|c| c.len()).sum::<usize>() % 3 == 0;
@@ -145,7 +159,9 @@ fn check_rounds(prog: &Program, picks: &[u16], lazy: u8) {
             &mut alarm,
             extent,
         );
-        compare(&mut exp, &universe, &precise, &h, &reach, round);
+        if !compare(&mut exp, &universe, &precise, &h, &reach, round) {
+            return;
+        }
     }
     h = Hybrid::round(
         Some(h),
@@ -159,7 +175,8 @@ fn check_rounds(prog: &Program, picks: &[u16], lazy: u8) {
     compare(&mut exp, &universe, &precise, &h, &reach, picks.len());
 }
 
-/// `h` (a resumed round) against the fresh fixpoint with the same P.
+/// `h` (a resumed round) against the fresh fixpoint with the same P;
+/// false when either ran out of `POSTS` (what follows is not checked).
 fn compare(
     exp: &mut Explorer,
     universe: &[usize],
@@ -167,20 +184,23 @@ fn compare(
     h: &Hybrid,
     reach: &BTreeSet<State>,
     round: usize,
-) {
-    let scratch = fresh(exp, universe, precise);
+) -> bool {
     let (inc, inc_exact) = states(h);
-    let (all, _) = states(&scratch);
     assert!(
         inc_exact.is_subset(reach),
         "round {round}: an untainted product holds an unreachable state"
     );
+    let scratch = fresh(exp, universe, precise);
+    if h.stopped.is_some() || scratch.stopped.is_some() {
+        return false;
+    }
+    let (all, _) = states(&scratch);
     if h.partial {
         assert!(
             inc.is_subset(&all),
             "round {round}: a stopped round holds states outside the fixpoint"
         );
-        return;
+        return true;
     }
     assert!(
         inc == all,
@@ -191,6 +211,7 @@ fn compare(
     let cart_inc: BTreeSet<u32> = h.cart.keys().copied().collect();
     let cart_fresh: BTreeSet<u32> = scratch.cart.keys().copied().collect();
     assert_eq!(cart_inc, cart_fresh, "round {round}: Cartesian stores");
+    true
 }
 
 proptest! {
@@ -209,8 +230,11 @@ proptest! {
 }
 
 /// The case proptest found on 2026-11-23 (CI): with a rendezvous, the
-/// round resumed at round 2 missed 91 states of the fresh fixpoint, so
-/// models with channels start every round from scratch (`Hybrid::round`).
+/// round resumed at round 2 missed 84 states of the fresh fixpoint, and
+/// models with channels started every round from scratch until the cause
+/// was found: not the joint posts but the chains of `emptied_by` a carry
+/// left pointing at dropped products (`carry.rs`; without re-pointing
+/// them this case still fails).
 #[test]
 fn a_rendezvous_model_found_by_proptest_resumes_soundly() {
     let m = serde_json::json!({"name": "generated", "channels": ["c0", "c1"],
@@ -354,4 +378,24 @@ fn a_stopped_round_proves_nothing() {
     assert_eq!(verdict("mutex"), Verdict::Safe, "{}", r.to_text());
     assert_eq!(verdict("deep"), Verdict::Unsafe, "{}", r.to_text());
     assert_eq!(verdict("model-errors"), Verdict::Safe, "{}", r.to_text());
+}
+
+/// A BEEM instance with rendezvous (lup.1: 1,404 states, about 580 global
+/// stores, a few made precise in each round below), resumed round by round, complete and stopped rounds mixed: each equals, or lies
+/// below, its fresh fixpoint. Its rounds keep most of what they had and
+/// post some of it again: without posting again what went with the
+/// dropped elements, the first resumed round misses 12 states.
+#[test]
+fn a_beem_model_with_rendezvous_resumes_to_its_fresh_fixpoints() {
+    let picks = [0x1234, 0x4001, 7, 0x8321, 99, 0x4abc, 5];
+    for name in ["lup.1"] {
+        let path = common::models_dir().join(format!("../tests/data/beem/dve/{name}.dve"));
+        let prog = crate::model::load_any(&path, &[], None)
+            .map(crate::model::Model::into_program)
+            .unwrap_or_else(|d| panic!("{}", d.render()));
+        assert!(!prog.channels.is_empty(), "{name}");
+        for lazy in [0, 0b0101_0110] {
+            check_rounds(&prog, &picks, lazy);
+        }
+    }
 }

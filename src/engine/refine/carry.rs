@@ -49,6 +49,12 @@
 //! `a_round_resumed_from_a_stopped_one_found_by_proptest_resumes_soundly`
 //! in src/tests/incremental.rs).
 //!
+//! A rendezvous' joint post is the post of one element, as a single
+//! thread's is (it goes through the same `add`, which records where it
+//! went), so nothing here is particular to channels; models with channels
+//! resume too (the case that once made them start from scratch was this
+//! chain, `a_rendezvous_model_found_by_proptest_resumes_soundly`).
+//!
 //! Model errors are recorded once per looked-up step, and X(g)'s lookups
 //! are cached, so a kept X(g) would not report them again: a round that met
 //! any is not carried (the next one starts from scratch).

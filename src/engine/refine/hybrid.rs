@@ -265,12 +265,6 @@ impl Hybrid {
         has_error: &mut HasError,
         extent: Extent,
     ) -> Hybrid {
-        // With rendezvous, a round resumed from the previous one was seen
-        // to miss states of the least fixpoint (a generated model with a
-        // send and a receive of one template; src/tests/incremental.rs):
-        // until carry.rs accounts for joint posts, such models start every
-        // round from scratch, which is always sound.
-        let prev = prev.filter(|_| exp.prog.channels.is_empty());
         let (mut h, work) = match prev.and_then(|p| carry::carry(p, precise)) {
             Some(carried) => carried,
             None => (Hybrid::empty(), VecDeque::new()),
