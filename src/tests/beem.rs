@@ -77,9 +77,7 @@ fn published_state_and_transition_counts_are_reproduced() {
         let path = data().join(&row.file);
         // The whole state space and its deadlocks, as DiVinE reports them
         // (no `--error`: nothing stops the search).
-        let prog = crate::model::load_any(&path, &[], None)
-            .map(crate::model::Model::into_program)
-            .unwrap_or_else(|d| panic!("{}", d.render()));
+        let prog = common::load_path(&path, None);
         let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
         assert_eq!(stat(&r, "states"), row.states, "{} states", row.file);
         if let Some(t) = row.transitions {
@@ -124,9 +122,7 @@ fn published_state_and_transition_counts_are_reproduced() {
 fn published_reachability_answers_are_reproduced_with_shortest_traces() {
     for row in rows().iter().filter(|r| !r.error.is_empty()) {
         let path = data().join(&row.file);
-        let prog = crate::model::load_any(&path, &[], Some(&row.error))
-            .map(crate::model::Model::into_program)
-            .unwrap_or_else(|d| panic!("{}", d.render()));
+        let prog = common::load_path(&path, Some(&row.error));
         let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
         let o = &r.outcomes[0];
         let want = if row.reachable == Some(true) {
@@ -161,9 +157,7 @@ fn rendezvous_models_are_checked_by_every_mode_and_traces_name_both_threads() {
         assert_eq!(out.status.code(), Some(3), "{mode}");
     }
     // refine finds the error, and its trace (rendezvous included) replays.
-    let prog = crate::model::load_any(&gear, &[], Some("Clutch@error_open"))
-        .map(crate::model::Model::into_program)
-        .unwrap();
+    let prog = common::load_path(&gear, Some("Clutch@error_open"));
     let r = engine::check(&prog, Mode::Refine, &CheckOptions::default()).unwrap();
     assert_eq!(r.outcomes[0].verdict, Verdict::Unsafe);
     let trace = r.outcomes[0].trace.as_ref().unwrap();
@@ -217,9 +211,7 @@ fn a_buffered_channel_is_a_fifo_of_its_capacity() {
     let path = dir.join("fifo.dve");
     std::fs::write(&path, src).unwrap();
     let check = |error: &str| {
-        let prog = crate::model::load_any(&path, &[], Some(error))
-            .map(crate::model::Model::into_program)
-            .unwrap_or_else(|d| panic!("{}", d.render()));
+        let prog = common::load_path(&path, Some(error));
         engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap()
     };
     let r = check("false");
@@ -238,9 +230,7 @@ fn a_buffered_channel_is_a_fifo_of_its_capacity() {
         Verdict::Safe
     );
     // Buffered channels are plain globals, so the abstract modes take them.
-    let prog = crate::model::load_any(&path, &[], Some("R.got == 2"))
-        .map(crate::model::Model::into_program)
-        .unwrap();
+    let prog = common::load_path(&path, Some("R.got == 2"));
     assert!(engine::check(&prog, Mode::CartesianExc, &CheckOptions::default()).is_ok());
 }
 
@@ -389,9 +379,7 @@ fn dve_states(src: &str) -> (u64, Verdict) {
     let dir = common::temp_dir("dve");
     let path = dir.join(format!("m{}.dve", src.len()));
     std::fs::write(&path, src).unwrap();
-    let prog = crate::model::load_any(&path, &[], None)
-        .map(crate::model::Model::into_program)
-        .unwrap_or_else(|d| panic!("{}", d.render()));
+    let prog = common::load_path(&path, None);
     let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
     (stat(&r, "states"), r.outcomes.last().unwrap().verdict)
 }
@@ -479,11 +467,7 @@ fn another_process_state_is_a_global_to_the_abstract_modes() {
     // and a reachable pair of locations is an alarm (never `safe`), which
     // refine turns into a replayable trace of standard's length.
     let path = data().join("dve/lup.1.dve");
-    let load = |error: &str| {
-        crate::model::load_any(&path, &[], Some(error))
-            .map(crate::model::Model::into_program)
-            .unwrap_or_else(|d| panic!("{}", d.render()))
-    };
+    let load = |error: &str| common::load_path(&path, Some(error));
     let verdict = |prog: &crate::program::Program, mode| {
         let r = engine::check(prog, mode, &CheckOptions::default()).unwrap();
         (

@@ -25,6 +25,14 @@ pub fn load(name: &str) -> Program {
         .unwrap_or_else(|d| panic!("{}", d.render()))
 }
 
+/// A model file of either front end (weft/1 JSON or DVE), with an optional
+/// error property added, compiled; a diagnostic fails the test.
+pub fn load_path(path: &Path, error: Option<&str>) -> Program {
+    crate::model::load_any(path, &[], error)
+        .map(crate::model::Model::into_program)
+        .unwrap_or_else(|d| panic!("{}", d.render()))
+}
+
 pub fn load_value(v: &serde_json::Value) -> Program {
     crate::model::load_str(&v.to_string(), "generated.json", &[])
         .map(crate::model::Model::into_program)

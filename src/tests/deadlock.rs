@@ -21,9 +21,7 @@ fn data(rel: &str) -> PathBuf {
 }
 
 fn load(path: &Path) -> Program {
-    crate::model::load_any(path, &[], None)
-        .map(crate::model::Model::into_program)
-        .unwrap_or_else(|d| panic!("{}", d.render()))
+    common::load_path(path, None)
 }
 
 /// No thread can move, alone or in a rendezvous, and no step fails: asked
@@ -87,9 +85,7 @@ fn two_locks_in_opposite_orders_deadlock_in_two_steps() {
     assert_eq!(deadlock_trace(&prog), 2);
     // `--error` replaces every property, the one `check-deadlock` adds too.
     let path = common::models_dir().join("bug-deadlock-two-locks.json");
-    let only = crate::model::load_any(&path, &[], Some("p@cs && q@cs"))
-        .map(crate::model::Model::into_program)
-        .unwrap();
+    let only = common::load_path(&path, Some("p@cs && q@cs"));
     let names: Vec<&str> = only.properties.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["error"]);
     let fixed = common::load("two-locks-ordered.json");

@@ -389,9 +389,7 @@ fn a_stopped_round_proves_nothing() {
 #[test]
 fn a_beem_model_with_rendezvous_resumes_to_its_fresh_fixpoints() {
     let path = common::models_dir().join("../tests/data/beem/dve/lup.1.dve");
-    let prog = crate::model::load_any(&path, &[], None)
-        .map(crate::model::Model::into_program)
-        .unwrap_or_else(|d| panic!("{}", d.render()));
+    let prog = common::load_path(&path, None);
     assert!(!prog.channels.is_empty());
     let picks = [0x1234, 0x4001, 7, 0x8321, 99, 0x4abc, 5];
     for lazy in [0, 0b0101_0110] {

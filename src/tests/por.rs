@@ -286,9 +286,7 @@ fn por_keeps_every_verdict_of_the_shipped_models() {
         if path.extension().and_then(|e| e.to_str()) != Some("json") {
             continue;
         }
-        let prog = crate::model::load_any(&path, &[], None)
-            .map(crate::model::Model::into_program)
-            .unwrap_or_else(|d| panic!("{}", d.render()));
+        let prog = common::load_path(&path, None);
         let (f, r) = agree(&prog).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         reduced += (r < f) as usize;
     }
@@ -669,11 +667,7 @@ fn por_keeps_the_published_answers() {
     };
     for row in beem::rows() {
         let path = beem::data().join(&row.file);
-        let load = |error: Option<&str>| {
-            crate::model::load_any(&path, &[], error)
-                .map(crate::model::Model::into_program)
-                .unwrap_or_else(|d| panic!("{}", d.render()))
-        };
+        let load = |error: Option<&str>| common::load_path(&path, error);
         let mut checks = vec![];
         if let Some(reachable) = row.reachable {
             checks.push((load(Some(&row.error)), "error", reachable));
@@ -739,9 +733,7 @@ fn a_send_whose_guard_another_thread_breaks_fails_under_por() {
 fn reduced_counts_are_the_same_for_any_number_of_jobs() {
     for file in ["dve/at.2.dve", "dve/pgm_protocol.2.dve"] {
         let path = beem::data().join(file);
-        let prog = crate::model::load_any(&path, &[], None)
-            .map(crate::model::Model::into_program)
-            .unwrap_or_else(|d| panic!("{}", d.render()));
+        let prog = common::load_path(&path, None);
         let counts = |jobs| {
             let r = engine::check(&prog, Mode::Standard, &por(jobs)).unwrap();
             (r.stats.count("states"), r.stats.count("transitions"))

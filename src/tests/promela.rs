@@ -10,6 +10,7 @@
 //! `WEFT_REQUIRE_SPIN=1`, which .ci/run sets after installing SPIN, a
 //! missing tool fails them instead: CI can never skip them silently.
 
+use super::common;
 use crate::engine::{self, CheckOptions};
 use crate::engine::{Mode, Verdict};
 use crate::program::Program;
@@ -440,9 +441,7 @@ fn beem_peterson_3_needs_o2_for_the_state_count() {
         return;
     }
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/beem/dve/peterson.3.dve");
-    let prog = crate::model::load_any(&path, &[], None)
-        .map(crate::model::Model::into_program)
-        .unwrap_or_else(|d| panic!("{}", d.render()));
+    let prog = common::load_path(&path, None);
     let (verdict, states, pan) = cross_check(&prog, &["-o2"]);
     assert_eq!(
         (verdict, states, pan.stored),
@@ -452,9 +451,7 @@ fn beem_peterson_3_needs_o2_for_the_state_count() {
     assert_eq!(hidden.errors, 0);
     assert!(hidden.stored < states, "{}", hidden.stored);
     // With the property, both find the mutual-exclusion violation.
-    let prog = crate::model::load_any(&path, &[], Some("count(*: @CS) >= 2"))
-        .map(crate::model::Model::into_program)
-        .unwrap_or_else(|d| panic!("{}", d.render()));
+    let prog = common::load_path(&path, Some("count(*: @CS) >= 2"));
     let (verdict, _, _) = cross_check(&prog, &[]);
     assert_eq!(verdict, Verdict::Unsafe);
 }

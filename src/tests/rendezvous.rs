@@ -252,9 +252,7 @@ fn beem(name: &str) -> PathBuf {
 }
 
 fn load_beem(name: &str) -> Program {
-    crate::model::load_any(&beem(name), &[], Some("count(*: @CS) >= 2"))
-        .map(crate::model::Model::into_program)
-        .unwrap_or_else(|d| panic!("{}", d.render()))
+    common::load_path(&beem(name), Some("count(*: @CS) >= 2"))
 }
 
 /// lann and lamport_nonatomic are all rendezvous (no globals at all): the

@@ -304,9 +304,7 @@ fn shipped_model_counts_match_a_naive_search_with_any_number_of_jobs() {
         .map(|e| e.unwrap().path())
         .chain([beem.join("peterson.3.dve"), beem.join("at.1.dve")]);
     for path in paths {
-        let mut prog = crate::model::load_any(&path, &[], None)
-            .map(crate::model::Model::into_program)
-            .unwrap_or_else(|d| panic!("{}", d.render()));
+        let mut prog = common::load_path(&path, None);
         // No property: the whole state space, not a search that stops early.
         prog.properties.clear();
         let expected = naive_count(&prog) as u64;
