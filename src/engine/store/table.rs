@@ -29,6 +29,9 @@
 const MAX_LOAD: f64 = 0.9;
 /// ... by this factor.
 const GROWTH: f64 = 1.5;
+/// ... or by this factor more, when a run of full buckets reached the end
+/// of the grown table.
+const RETRY_GROWTH: f64 = 1.25;
 /// Buckets past the last home, so that a run of full buckets at the end of
 /// the table has room to spill; the table grows early if it would spill
 /// further.
@@ -134,6 +137,12 @@ pub(crate) struct Table {
     tag_mask: u64,
     /// Home buckets are `0..homes`; the table has `SPILL` buckets more.
     homes: usize,
+    /// `homes` before rounding up: the growth steps multiply this, not
+    /// `homes`, so that shards started a fraction of a step apart stay
+    /// apart (rounded at every step, 64 shards started at 16 to 24 homes
+    /// fell into 9 to 13 sizes that grew together, 7 or so at once: a
+    /// second's pause and the store's load swinging as one table's).
+    aim: f64,
     slots: Lines,
     len: usize,
 }
@@ -154,8 +163,10 @@ impl Table {
     /// stays near its average rather than swinging with every step.
     pub(crate) fn new(words: usize, tag_bits: u32, phase: f64) -> Table {
         let per_bucket = bucket_entries(words);
-        let homes = (16.0 * GROWTH.powf(phase)).round() as usize;
+        let aim = 16.0 * GROWTH.powf(phase);
+        let homes = aim.ceil() as usize;
         Table {
+            aim,
             words,
             per_bucket,
             tag_mask: !0u64 << (64 - tag_bits),
@@ -348,7 +359,8 @@ impl Table {
     /// Moves the entries into a table `GROWTH` times larger, reading the old
     /// buckets in order (see the module header).
     fn grow(&mut self) {
-        let mut homes = ((self.homes as f64 * GROWTH).ceil() as usize).max(self.homes + 1);
+        let mut aim = self.aim * GROWTH;
+        let mut homes = (aim.ceil() as usize).max(self.homes + 1);
         let (w, per) = (self.words, self.per_bucket);
         'retry: loop {
             let mut new = Table {
@@ -356,6 +368,7 @@ impl Table {
                 per_bucket: per,
                 tag_mask: self.tag_mask,
                 homes,
+                aim,
                 slots: Lines::zeroed((homes + SPILL) * per * w),
                 len: self.len,
             };
@@ -373,7 +386,8 @@ impl Table {
                 }
                 if b == fill.len() {
                     // A run of full buckets reached the end: larger still.
-                    homes += homes / 4 + 1;
+                    aim *= RETRY_GROWTH;
+                    homes = (aim.ceil() as usize).max(homes + 1);
                     continue 'retry;
                 }
                 let to = b * per + fill[b] as usize;
