@@ -83,11 +83,12 @@ fn reachable(exp: &mut Explorer) -> BTreeSet<State> {
     seen
 }
 
-/// Posts one round of these tests may make. A few generated models (a few
-/// in 100,000, with or without rendezvous) make the fixpoint computed
-/// from nothing create hundreds of thousands of products on the way to a
-/// dozen, for seconds or minutes; such a case is checked up to the round
-/// that runs out, and ends there.
+/// Posts one round of these tests may make: a case is checked up to a
+/// round that runs out, and ends there. Before products were joined
+/// (`hybrid/merge.rs`), a few generated models in 100,000 made the
+/// fixpoint computed from nothing create hundreds of thousands of products
+/// on the way to a dozen, for seconds or minutes
+/// (`fixpoints_that_once_made_hundreds_of_thousands_of_products`).
 const POSTS: usize = 200_000;
 
 fn bounded() -> Budget {
@@ -118,8 +119,8 @@ fn fresh(exp: &mut Explorer, universe: &[usize], precise: &FxHashSet<u32>) -> Hy
 /// bit, stops at an "alarm" (here: a product whose size is a multiple of 3,
 /// an arbitrary rule, so that rounds stop anywhere). A complete round must
 /// equal the fresh fixpoint, a stopped one lie below it; a last complete
-/// round ends the sequence.
-fn check_rounds(prog: &Program, picks: &[u16], lazy: u8) {
+/// round ends the sequence. False when a round ran out of `POSTS`.
+fn check_rounds(prog: &Program, picks: &[u16], lazy: u8) -> bool {
     let ranges = Ranges::infer(prog);
     let (mut exp, universe) = Cartesian::explorer(prog, &ranges).unwrap();
     let budget = bounded();
@@ -160,7 +161,7 @@ fn check_rounds(prog: &Program, picks: &[u16], lazy: u8) {
             extent,
         );
         if !compare(&mut exp, &universe, &precise, &h, &reach, round) {
-            return;
+            return false;
         }
     }
     h = Hybrid::round(
@@ -172,7 +173,7 @@ fn check_rounds(prog: &Program, picks: &[u16], lazy: u8) {
         &mut alarm,
         Extent::Complete,
     );
-    compare(&mut exp, &universe, &precise, &h, &reach, picks.len());
+    compare(&mut exp, &universe, &precise, &h, &reach, picks.len())
 }
 
 /// `h` (a resumed round) against the fresh fixpoint with the same P;
@@ -251,7 +252,7 @@ fn a_rendezvous_model_found_by_proptest_resumes_soundly() {
                 {"from": "L2", "to": "L1", "when": "false"}]}],
         "properties": [{"name": "bad", "error": "exists(*: @L2) && exists(*: @L1)"}]});
     let picks = [16309, 12143, 57783, 52658, 2060, 19113, 41070, 53272, 17902];
-    check_rounds(&common::load_value(&m), &picks, 74);
+    assert!(check_rounds(&common::load_value(&m), &picks, 74));
 }
 
 /// The model CI's proptest found on 2026-11-27 (the three tests below),
@@ -284,7 +285,11 @@ const PICKS_FOUND: [u16; 9] = [48676, 1596, 20324, 63115, 22798, 31529, 42446, 5
 /// carry lost the way from the last to the first (carry.rs, `emptied_by`).
 #[test]
 fn a_round_resumed_from_a_stopped_one_found_by_proptest_resumes_soundly() {
-    check_rounds(&found_on_2026_11_27(4, (1, 0)), &PICKS_FOUND, 11);
+    assert!(check_rounds(
+        &found_on_2026_11_27(4, (1, 0)),
+        &PICKS_FOUND,
+        11
+    ));
 }
 
 /// The same model with one round stopped (0, or 1) and the others
@@ -295,7 +300,7 @@ fn a_round_resumed_from_a_stopped_one_found_by_proptest_resumes_soundly() {
 fn emptied_chains_survive_the_carry_found_by_proptest() {
     let prog = found_on_2026_11_27(4, (1, 0));
     for lazy in [1, 2] {
-        check_rounds(&prog, &PICKS_FOUND, lazy);
+        assert!(check_rounds(&prog, &PICKS_FOUND, lazy));
     }
 }
 
@@ -310,7 +315,57 @@ fn emptied_chains_survive_the_carry_found_by_proptest() {
 #[test]
 fn covers_of_emptied_products_survive_the_carry() {
     let picks = [32770, 6, 2, 1, 2, 1, 1];
-    check_rounds(&found_on_2026_11_27(3, (2, 1)), &picks, 8);
+    assert!(check_rounds(&found_on_2026_11_27(3, (2, 1)), &picks, 8));
+}
+
+/// Two generated models the proptests met on 2026-11-27 (the first without
+/// channels, the second with rendezvous) where a fixpoint computed from
+/// nothing took 1.9 M and 1.0 M posts (395,575 products on the way to 14,
+/// for the first) before products that differ in one component were
+/// joined (`hybrid/merge.rs`); this test then ran for minutes, its rounds
+/// cut at `POSTS`. Now every round of both completes within `POSTS`, and
+/// each resumed round equals its fresh fixpoint.
+#[test]
+fn fixpoints_that_once_made_hundreds_of_thousands_of_products() {
+    let first = serde_json::json!({"name": "generated", "channels": [],
+        "globals": {"g0": {"type": "int", "min": 0, "max": 2, "init": 2},
+                    "g1": {"type": "int", "min": 0, "max": 2, "init": 2}},
+        "threads": [{"name": "p", "count": 4, "start": "L0",
+            "locals": {"k": {"type": "int", "min": 0, "max": 1, "init": 0}},
+            "transitions": [
+                {"from": "L1", "to": "L0", "when": "k == 1 || g1 == 2", "do": ""},
+                {"from": "L1", "to": "L2", "when": "k == 0", "do": "g0 := 1"},
+                {"from": "L2", "to": "L1", "when": "g0 != 1", "do": "g0 := g1"},
+                {"from": "L2", "to": "L0", "when": "g0 == 0", "do": "g0 := 1; k := 1 - k"},
+                {"from": "L0", "to": "L2", "when": "k == 1 || g1 == 2", "do": "g0 := any"},
+                {"from": "L2", "to": "L1", "when": "false"}]}],
+        "properties": [{"name": "bad", "error": "count(p: @L1 && k == 1) == 1 && g0 == 1"}]});
+    assert!(check_rounds(
+        &common::load_value(&first),
+        &[5072, 63314, 16161, 29269, 21858],
+        143
+    ));
+    let second = serde_json::json!({"name": "generated", "channels": ["c0", "c1"],
+        "globals": {"g0": {"type": "int", "min": 0, "max": 2, "init": 0},
+                    "g1": {"type": "int", "min": 0, "max": 2, "init": 0}},
+        "threads": [{"name": "p", "count": 4, "start": "L0",
+            "locals": {"k": {"type": "int", "min": 0, "max": 1, "init": 0}},
+            "transitions": [
+                {"from": "L0", "to": "L2", "when": "g0 != 1", "do": ""},
+                {"from": "L1", "to": "L0", "when": "g0 == 0", "do": ""},
+                {"from": "L2", "to": "L1", "when": "g0 == g1", "do": "k := 1 - k"},
+                {"from": "L1", "to": "L2", "when": "g0 + g1 >= 2", "do": "", "sync": "c0!g1"},
+                {"from": "L1", "to": "L0", "when": "g0 == g1", "do": "g0 := 2; g1 := g0"},
+                {"from": "L1", "to": "L1", "sync": "c1!", "do": "g0 := 2; g1 := g0"},
+                {"from": "L0", "to": "L0", "sync": "c0?k", "do": ""},
+                {"from": "L1", "to": "L2", "sync": "c0!g1", "do": ""},
+                {"from": "L2", "to": "L1", "when": "false"}]}],
+        "properties": [{"name": "bad", "error": "forall(*: @L0) && g1 == 1"}]});
+    assert!(check_rounds(
+        &common::load_value(&second),
+        &[16214, 61213],
+        182
+    ));
 }
 
 /// Shipped models (their exception sets removed): larger fixpoints than the

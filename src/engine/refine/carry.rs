@@ -205,6 +205,9 @@ pub(super) fn carry(
     };
     let h = Hybrid {
         posts: 0,
+        // The kept products were posted, or are queued to be: none is
+        // joined again (its post would be made twice).
+        unposted: Default::default(),
         trail,
         carried,
         partial: false,
@@ -256,7 +259,10 @@ fn to_post_again(prev: &Hybrid, keep: &impl Fn(Node) -> bool) -> FxHashSet<Node>
         let mut stack = vec![top];
         while let Some(t) = stack.pop() {
             again.extend(t.covers.iter().copied().filter(|c| keep(*c)));
-            if t.id != top.id && keep(t.from) {
+            // The top's own source too: a product that goes because a
+            // product joined into it goes (`merge.rs`) may come from a
+            // kept element, whose post must then be made again.
+            if keep(t.from) {
                 again.insert(t.from);
             }
             stack.extend(emptied_into.get(&t.id).into_iter().flatten());
@@ -272,6 +278,13 @@ fn derived_from_newly(prev: &Hybrid, precise: &FxHashSet<u32>) -> FxHashSet<Node
     for list in prev.disj.values() {
         for t in list {
             children.entry(t.from).or_default().push(Node::Prod(t.id));
+            // A product holds the states of those joined into it.
+            for j in &t.joined {
+                children
+                    .entry(Node::Prod(*j))
+                    .or_default()
+                    .push(Node::Prod(t.id));
+            }
         }
     }
     for (g, from) in &prev.trail.cart_from {

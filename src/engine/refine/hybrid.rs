@@ -30,6 +30,7 @@
 //! products with a 64-bit signature that rules out most subset tests.
 
 mod joint;
+mod merge;
 
 use super::super::Budget;
 use super::carry;
@@ -64,6 +65,9 @@ pub(crate) struct Tagged {
     pub(crate) covers: Vec<Node>,
     /// The product whose addition emptied this one: its states are there.
     pub(crate) emptied_by: Option<u32>,
+    /// The products joined into this one (`merge.rs`): their states are
+    /// in it besides the post of `from`, so it derives from them too.
+    pub(crate) joined: Vec<u32>,
 }
 
 impl Tagged {
@@ -107,6 +111,8 @@ pub(crate) struct Hybrid {
     /// Per store of D, its non-emptied products (index, signature): what a
     /// new product is compared with. Emptied ones stay in `disj` only.
     pub(super) live: FxHashMap<u32, Vec<(u32, u64)>>,
+    /// The products of D not posted yet, which a new one may join.
+    pub(super) unposted: merge::Unposted,
     /// X(g)'s successors, cached per store (semi-naive re-posts).
     pub(super) posted: FxHashMap<u32, Posted>,
     /// What the round kept from the one before (for the statistics).
@@ -242,6 +248,7 @@ impl Hybrid {
             first_alarm: FxHashMap::default(),
             trail: Trail::default(),
             live: FxHashMap::default(),
+            unposted: merge::Unposted::default(),
             posted: FxHashMap::default(),
             carried: Carried::default(),
             partial: false,
@@ -388,6 +395,7 @@ impl Hybrid {
                     }
                     let (source, taint) = (t.product.clone(), t.taint.clone());
                     q.src = Node::Prod(t.id);
+                    self.unposted.remove(g, i as u32, &source);
                     if lazy && has_error(exp, g, &source) {
                         alarm_at.get_or_insert(self.posts);
                         self.alarms.push(q.src);
@@ -520,6 +528,7 @@ impl Hybrid {
         }
         let list = self.disj.entry(g).or_default();
         let live = self.live.entry(g).or_default();
+        let unposted = &mut self.unposted;
         let sig = signature(comp, source.len());
         // A product is dropped only for one at least as exact: the exact
         // products must keep every exact state, or the search for a real
@@ -541,6 +550,8 @@ impl Hybrid {
             return;
         }
         let p: Product = (0..source.len()).map(|u| comp(u).clone()).collect();
+        let (p, joined) = merge::join_partners(unposted, g, p, list, taint);
+        let sig = signature(|u| &p[u], p.len());
         let id = self.trail.next_id;
         self.trail.next_id += 1;
         // Products the new one contains stay in the list (their indices may
@@ -550,6 +561,7 @@ impl Hybrid {
             let contained =
                 s & !sig == 0 && (exact || !e.taint.is_empty()) && product_subset(&e.product, &p);
             if contained {
+                unposted.remove(g, i, &e.product);
                 for c in e.product.iter_mut() {
                     *c = c.cleared();
                 }
@@ -565,8 +577,11 @@ impl Hybrid {
             targets: Vec::new(),
             covers: Vec::new(),
             emptied_by: None,
+            joined,
         });
-        live.push((list.len() as u32 - 1, sig));
+        let i = list.len() - 1;
+        unposted.insert(g, i as u32, &list[i].product);
+        live.push((i as u32, sig));
         q.work.push_back(Work::Disj(g, list.len() - 1));
     }
 
