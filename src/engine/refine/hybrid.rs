@@ -395,7 +395,7 @@ impl Hybrid {
                     }
                     let (source, taint) = (t.product.clone(), t.taint.clone());
                     q.src = Node::Prod(t.id);
-                    self.unposted.remove(g, i as u32, &source);
+                    self.unposted.remove(g, i as u32);
                     if lazy && has_error(exp, g, &source) {
                         alarm_at.get_or_insert(self.posts);
                         self.alarms.push(q.src);
@@ -550,7 +550,7 @@ impl Hybrid {
             return;
         }
         let p: Product = (0..source.len()).map(|u| comp(u).clone()).collect();
-        let (p, joined) = merge::join_partners(unposted, g, p, list, taint);
+        let (p, joined, keys) = merge::join_partners(unposted, g, p, list, taint);
         let sig = signature(|u| &p[u], p.len());
         let id = self.trail.next_id;
         self.trail.next_id += 1;
@@ -561,7 +561,7 @@ impl Hybrid {
             let contained =
                 s & !sig == 0 && (exact || !e.taint.is_empty()) && product_subset(&e.product, &p);
             if contained {
-                unposted.remove(g, i, &e.product);
+                unposted.remove(g, i);
                 for c in e.product.iter_mut() {
                     *c = c.cleared();
                 }
@@ -580,7 +580,7 @@ impl Hybrid {
             joined,
         });
         let i = list.len() - 1;
-        unposted.insert(g, i as u32, &list[i].product);
+        unposted.insert(g, i as u32, keys);
         live.push((i as u32, sig));
         q.work.push_back(Work::Disj(g, list.len() - 1));
     }

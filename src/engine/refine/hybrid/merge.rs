@@ -33,15 +33,24 @@ use rustc_hash::{FxHashMap, FxHasher};
 use std::hash::{Hash, Hasher};
 
 /// The products of D not posted yet, by (store, component u, hash of the
-/// components other than u); values are indices into D(g).
+/// taint and of the components other than u); values are indices into
+/// D(g). The taint is in the key: an exact product that a tainted one
+/// contains stays in D (`Hybrid::add`), and without it every tainted
+/// product equal to it elsewhere met it at every component (lock(200, 9)
+/// spent 80% of its time comparing them).
 #[derive(Default)]
 pub(crate) struct Unposted {
     by_rest: FxHashMap<(u32, u32, u64), Vec<u32>>,
+    /// Each indexed product's keys, by (store, index): computed once, when
+    /// the product is made (hashing every component of a 200-thread
+    /// product again at its post cost lock(200, 9) a tenth of its time).
+    keys: FxHashMap<(u32, u32), Vec<u64>>,
 }
 
-/// Per component u, a hash of the product's other components: a sum of
-/// per-component terms (salted by position), less u's own.
-fn rest_hashes(p: &[BitSet]) -> Vec<u64> {
+/// Per component u, a hash of the taint and the product's other
+/// components: a sum of per-component terms (salted by position), less
+/// u's own.
+fn rest_hashes(p: &[BitSet], taint: &[u32]) -> Vec<u64> {
     let terms: Vec<u64> = p
         .iter()
         .enumerate()
@@ -51,21 +60,32 @@ fn rest_hashes(p: &[BitSet]) -> Vec<u64> {
             h.finish()
         })
         .collect();
-    let total = terms.iter().fold(0u64, |a, t| a.wrapping_add(*t));
+    let mut h = FxHasher::default();
+    taint.hash(&mut h);
+    let total = terms.iter().fold(h.finish(), |a, t| a.wrapping_add(*t));
     terms.iter().map(|t| total.wrapping_sub(*t)).collect()
 }
 
 impl Unposted {
-    /// Product `i` of D(g) is new: a candidate until it is posted.
-    pub(super) fn insert(&mut self, g: u32, i: u32, p: &[BitSet]) {
-        for (u, rest) in rest_hashes(p).into_iter().enumerate() {
-            self.by_rest.entry((g, u as u32, rest)).or_default().push(i);
+    /// Product `i` of D(g), whose keys `join_partners` returned, is new: a
+    /// candidate until it is posted.
+    pub(super) fn insert(&mut self, g: u32, i: u32, keys: Vec<u64>) {
+        for (u, rest) in keys.iter().enumerate() {
+            self.by_rest
+                .entry((g, u as u32, *rest))
+                .or_default()
+                .push(i);
         }
+        self.keys.insert((g, i), keys);
     }
 
-    /// Product `i` of D(g), as it is now, is posted or emptied.
-    pub(super) fn remove(&mut self, g: u32, i: u32, p: &[BitSet]) {
-        for (u, rest) in rest_hashes(p).into_iter().enumerate() {
+    /// Product `i` of D(g) is posted or emptied (nothing if it is not a
+    /// candidate).
+    pub(super) fn remove(&mut self, g: u32, i: u32) {
+        let Some(keys) = self.keys.remove(&(g, i)) else {
+            return;
+        };
+        for (u, rest) in keys.into_iter().enumerate() {
             let key = (g, u as u32, rest);
             if let Some(v) = self.by_rest.get_mut(&key) {
                 v.retain(|&j| j != i);
@@ -76,23 +96,27 @@ impl Unposted {
         }
     }
 
-    /// A product of D(g) not posted yet, with `taint`, equal to `p` but in
-    /// one component u, where it has something `p` lacks: (u, its index).
-    pub(super) fn partner(
+    /// A product of D(g) not posted yet, with `taint`, equal to `p` (whose
+    /// keys are `keys`) but in one component u, where it has something
+    /// `p` lacks: (u, its index).
+    fn partner(
         &self,
         g: u32,
         p: &[BitSet],
+        keys: &[u64],
         list: &[Tagged],
         taint: &[u32],
     ) -> Option<(usize, usize)> {
-        for (u, rest) in rest_hashes(p).into_iter().enumerate() {
-            let Some(candidates) = self.by_rest.get(&(g, u as u32, rest)) else {
+        for (u, rest) in keys.iter().enumerate() {
+            let Some(candidates) = self.by_rest.get(&(g, u as u32, *rest)) else {
                 continue;
             };
             for &j in candidates {
                 let e = &list[j as usize];
-                let agrees = (0..p.len()).all(|v| v == u || e.product[v] == p[v]);
-                if agrees && e.taint == taint && !e.product[u].is_subset(&p[u]) {
+                if e.taint == taint
+                    && !e.product[u].is_subset(&p[u])
+                    && (0..p.len()).all(|v| v == u || e.product[v] == p[v])
+                {
                     return Some((u, j as usize));
                 }
             }
@@ -101,19 +125,25 @@ impl Unposted {
     }
 }
 
-/// `p` with every partner found in D(g) joined in, and the ids of those
-/// partners (each has something `p` lacked, so this ends).
+/// `p` with every partner found in D(g) joined in, the ids of those
+/// partners (each has something `p` lacked, so this ends), and the keys
+/// of the result (for `Unposted::insert`).
 pub(super) fn join_partners(
     unposted: &Unposted,
     g: u32,
     mut p: Product,
     list: &[Tagged],
     taint: &[u32],
-) -> (Product, Vec<u32>) {
+) -> (Product, Vec<u32>, Vec<u64>) {
     let mut joined = Vec::new();
-    while let Some((u, j)) = unposted.partner(g, &p, list, taint) {
-        p[u].union_with(&list[j].product[u]);
-        joined.push(list[j].id);
+    loop {
+        let keys = rest_hashes(&p, taint);
+        match unposted.partner(g, &p, &keys, list, taint) {
+            Some((u, j)) => {
+                p[u].union_with(&list[j].product[u]);
+                joined.push(list[j].id);
+            }
+            None => return (p, joined, keys),
+        }
     }
-    (p, joined)
 }
