@@ -268,21 +268,6 @@ impl Budget {
         self.check(states, false).or_else(|| self.out_of_time())
     }
 
-    /// Would allocating `bytes` more in one go pass the memory budget?
-    /// Then it has run out now (a file read: call it per level, not per
-    /// state). For an allocation that no poll can interrupt, such as
-    /// standard's copy of a whole BFS level.
-    pub(crate) fn memory_for(&self, bytes: u64) -> Option<String> {
-        let m = self.max_memory_kib?;
-        let cur = crate::sys::current_memory_kib()?;
-        (cur + bytes / 1024 >= m).then(|| {
-            self.ran_out(
-                Limit::Memory(m * 1024),
-                format!("memory budget of {:.0} MiB exhausted", m as f64 / 1024.0),
-            )
-        })?
-    }
-
     fn out_of_time(&self) -> Option<String> {
         match (self.deadline, self.timeout) {
             (Some(d), Some(t)) if Instant::now() >= d => self.ran_out(

@@ -66,9 +66,6 @@ const SMALL: usize = 2 * worker::PART;
 /// stores (µs to tens of µs; a one-thread model such as BEEM's
 /// peg_solitaire defers every state), so 4096 of them could take 0.1 s.
 const COORDINATOR_POLL: usize = 256;
-/// A level copied out in one go is checked against the memory budget
-/// first from this many bytes.
-const BIG_COPY: u64 = 1 << 20;
 
 struct Search<'p> {
     exp: Explorer<'p>,
@@ -430,19 +427,8 @@ impl<'p> Search<'p> {
                 break;
             }
             before += level.len();
-            // The next level is copied out whole (its packed words): a jump
-            // no poll sees, so it must fit first.
-            let next = (self.visited.len() - before) as u64;
-            let copy = next * self.visited.packed_bytes() as u64;
-            // (A smaller copy is left to the polls, which read the memory
-            // every 20 ms: a read per level took most of the time of a
-            // search of one-state levels.)
-            if copy >= BIG_COPY
-                && let Some(why) = budget.memory_for(copy)
-            {
-                f.budget_hit = Some(why);
-                break;
-            }
+            // (The next level is moved out of the store, not copied: no
+            // allocation here for the memory budget to check first.)
             level = self.visited.take_level();
             // Level `depth` was checked and expanded (its model errors are
             // found while expanding); deeper states are stored, unchecked.
