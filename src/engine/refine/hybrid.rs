@@ -551,7 +551,10 @@ impl Hybrid {
         }
         let p: Product = (0..source.len()).map(|u| comp(u).clone()).collect();
         let (p, joined, keys) = merge::join_partners(unposted, g, p, list, taint);
-        let sig = signature(|u| &p[u], p.len());
+        let sig = match joined.is_empty() {
+            true => sig,
+            false => signature(|u| &p[u], p.len()),
+        };
         let id = self.trail.next_id;
         self.trail.next_id += 1;
         // Products the new one contains stay in the list (their indices may
@@ -582,7 +585,7 @@ impl Hybrid {
         let i = list.len() - 1;
         unposted.insert(g, i as u32, keys);
         live.push((i as u32, sig));
-        q.work.push_back(Work::Disj(g, list.len() - 1));
+        q.work.push_back(Work::Disj(g, i));
     }
 
     /// The products of D at `g`, without the emptied ones.
