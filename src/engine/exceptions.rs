@@ -4,124 +4,14 @@
 //! heart of Props. 8 and 9: α_c(P \ E(g)) for a product P, computed from the
 //! restrictions E_{j,r} without enumerating P.
 
+mod bitset;
 pub(crate) mod orbits;
+
+pub(crate) use bitset::BitSet;
 
 use crate::program::{CExpr, Ctx, EvalError, ExceptionShape, Explorer, Val};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::borrow::Cow;
-
-/// A set of local-store ids of one template, as a bitset.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
-pub(crate) struct BitSet(Box<[u64]>);
-
-impl BitSet {
-    pub(crate) fn empty(universe: usize) -> BitSet {
-        BitSet(vec![0; universe.div_ceil(64)].into())
-    }
-    pub(crate) fn full(universe: usize) -> BitSet {
-        let mut b = BitSet::empty(universe);
-        for i in 0..universe {
-            b.insert(i as u32);
-        }
-        b
-    }
-    pub(crate) fn single(universe: usize, x: u32) -> BitSet {
-        let mut b = BitSet::empty(universe);
-        b.insert(x);
-        b
-    }
-    /// An empty set of the same width.
-    pub(crate) fn cleared(&self) -> BitSet {
-        BitSet(vec![0; self.0.len()].into())
-    }
-    /// Removes every element, keeping the width and the allocation.
-    pub(crate) fn clear(&mut self) {
-        self.0.fill(0);
-    }
-    /// `{x}`, of the same width as `self`.
-    pub(crate) fn singleton_like(&self, x: u32) -> BitSet {
-        let mut b = self.cleared();
-        b.insert(x);
-        b
-    }
-    pub(crate) fn insert(&mut self, x: u32) -> bool {
-        let (w, m) = ((x / 64) as usize, 1u64 << (x % 64));
-        let new = self.0[w] & m == 0;
-        self.0[w] |= m;
-        new
-    }
-    pub(crate) fn contains(&self, x: u32) -> bool {
-        let w = (x / 64) as usize;
-        w < self.0.len() && self.0[w] & (1u64 << (x % 64)) != 0
-    }
-    pub(crate) fn is_empty(&self) -> bool {
-        self.0.iter().all(|w| *w == 0)
-    }
-    pub(crate) fn len(&self) -> usize {
-        self.0.iter().map(|w| w.count_ones() as usize).sum()
-    }
-    pub(crate) fn is_subset(&self, other: &BitSet) -> bool {
-        self.0.iter().zip(other.0.iter()).all(|(a, b)| a & !b == 0)
-    }
-    pub(crate) fn intersects(&self, other: &BitSet) -> bool {
-        self.0.iter().zip(other.0.iter()).any(|(a, b)| a & b != 0)
-    }
-    /// `self |= other`; true when something was added.
-    pub(crate) fn union_with(&mut self, other: &BitSet) -> bool {
-        let mut changed = false;
-        for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
-            let n = *a | b;
-            changed |= n != *a;
-            *a = n;
-        }
-        changed
-    }
-    /// As `union_with`, calling `added` on each element new in `self`.
-    pub(crate) fn union_with_new(&mut self, other: &BitSet, mut added: impl FnMut(u32)) -> bool {
-        let mut changed = false;
-        for (w, (a, b)) in self.0.iter_mut().zip(other.0.iter()).enumerate() {
-            let mut new = b & !*a;
-            if new != 0 {
-                changed = true;
-                *a |= new;
-                while new != 0 {
-                    added(w as u32 * 64 + new.trailing_zeros());
-                    new &= new - 1;
-                }
-            }
-        }
-        changed
-    }
-    pub(crate) fn intersect_with(&mut self, other: &BitSet) {
-        for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
-            *a &= b;
-        }
-    }
-    pub(crate) fn difference_with(&mut self, other: &BitSet) {
-        for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
-            *a &= !b;
-        }
-    }
-    /// The words OR-ed together: a set's bits folded onto 64, so that
-    /// `a ⊆ b` implies `a.fold64() & !b.fold64() == 0` (a cheap filter
-    /// before a subset test).
-    pub(crate) fn fold64(&self) -> u64 {
-        self.0.iter().fold(0, |acc, w| acc | w)
-    }
-    pub(crate) fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        self.0.iter().enumerate().flat_map(|(w, &bits)| {
-            let mut bits = bits;
-            std::iter::from_fn(move || {
-                if bits == 0 {
-                    return None;
-                }
-                let b = bits.trailing_zeros();
-                bits &= bits - 1;
-                Some(w as u32 * 64 + b)
-            })
-        })
-    }
-}
 
 /// A Cartesian product of per-thread local-store sets.
 pub(crate) type Product = Vec<BitSet>;

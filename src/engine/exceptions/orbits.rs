@@ -40,7 +40,7 @@ const MAX_ARRANGEMENTS: usize = 1 << 14;
 pub(crate) fn canonical(mut o: Orbit) -> Orbit {
     for groups in o.iter_mut() {
         groups.retain(|(_, m)| *m > 0);
-        groups.sort_by(|a, b| a.0.0.cmp(&b.0.0));
+        groups.sort_by(|a, b| a.0.words().cmp(b.0.words()));
         let mut merged: Groups = Vec::with_capacity(groups.len());
         for (s, m) in groups.drain(..) {
             match merged.last_mut() {
@@ -336,7 +336,7 @@ pub(crate) fn maximize(mut orbits: Vec<Orbit>) -> Option<Vec<Orbit>> {
 /// An orbit's sort key (canonical orbits compare as their words).
 fn key(o: &Orbit) -> Vec<Vec<(&[u64], u32)>> {
     o.iter()
-        .map(|g| g.iter().map(|(s, m)| (&s.0[..], *m)).collect())
+        .map(|g| g.iter().map(|(s, m)| (s.words(), *m)).collect())
         .collect()
 }
 

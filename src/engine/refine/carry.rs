@@ -157,7 +157,7 @@ pub(super) fn carry(
                 .iter()
                 .enumerate()
                 .filter(|(_, t)| !is_emptied(t))
-                .map(|(i, t)| (i as u32, t.signature()))
+                .map(|(i, t)| t.live(i as u32))
                 .collect();
             (*g, live)
         })
