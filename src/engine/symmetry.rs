@@ -1,6 +1,9 @@
 //! Symmetry reduction for `standard` (Ip and Dill, "Better verification
 //! through symmetry"): instances of a template are interchangeable when its
-//! code never reads `tid` and no property tells them apart: names one of
+//! code never reads `tid`, the model is not cooperative (its scheduler's
+//! `waiting` cells are indexed by thread, and a permutation of the local
+//! stores alone would move a thread away from its cell), and no property
+//! tells them apart: names one of
 //! them, counts over some of them only, or reads `tid` in a count other
 //! than to compare it with the template's whole range of tids (counts over
 //! a template are otherwise symmetric). A state is then canonicalised by
@@ -41,6 +44,11 @@ impl Symmetry {
             if uses_tid(tpl) {
                 reasons.push(format!(
                     "`{}` reads `tid`, so its instances behave differently",
+                    tpl.name
+                ));
+            } else if prog.scheduler.is_some() {
+                reasons.push(format!(
+                    "the model is cooperative: the scheduler keeps a `waiting` cell per thread, so `{}`'s instances are told apart by where they wait",
                     tpl.name
                 ));
             } else if let Some(t) = range.clone().find(|&t| named[t].is_some()) {

@@ -1,11 +1,120 @@
 //! Cooperative scheduling (program/cooperative.rs, seed 001): macro-steps
 //! on a model small enough to enumerate by hand, lost notifications,
-//! a thread blocked while running, load errors, and ESST's token ring in
-//! every mode (its bug found with a trace that replays).
+//! a thread blocked while running, load errors, ESST's token ring in
+//! every mode (its bug found with a trace that replays), and generated
+//! cooperative models with replicated templates in every mode and under
+//! `--symmetry`.
 
 use super::common;
 use crate::engine::{self, CheckOptions, Mode, Verdict};
+use proptest::prelude::*;
 use serde_json::{Value, json};
+
+/// `m` made cooperative: each transition may notify an event, and may end
+/// the macro-step by waiting for one or yielding.
+pub(super) fn made_cooperative(m: Value) -> impl Strategy<Value = Value> {
+    let n: usize = m["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["transitions"].as_array().unwrap().len())
+        .sum();
+    proptest::collection::vec((0..4u8, 0..5u8), n).prop_map(move |coop| {
+        let mut m = m.clone();
+        m["scheduling"] = json!("cooperative");
+        m["events"] = json!(["e0", "e1"]);
+        let mut k = 0;
+        for t in m["threads"].as_array_mut().unwrap() {
+            for tr in t["transitions"].as_array_mut().unwrap() {
+                let (notify, release) = coop[k];
+                k += 1;
+                if notify < 2 {
+                    tr["notify"] = json!(format!("e{notify}"));
+                }
+                match release {
+                    0 | 1 => tr["wait"] = json!(format!("e{release}")),
+                    2 => tr["yield"] = json!(true),
+                    _ => {}
+                }
+            }
+        }
+        m
+    })
+}
+
+/// Found by fuzzing (2026-11-28): two instances of one template, each
+/// step notifying and then waiting for the event it notified. Thread i's
+/// `waiting` cell is the scheduler's, so exchanging the instances' local
+/// stores is no symmetry: `--symmetry` merged states that differ in who
+/// waits, and cartesian-exc's classes did the same, and both said `safe`
+/// where `x == 2` is reached in two steps.
+#[test]
+fn instances_of_a_cooperative_template_are_not_interchangeable() {
+    let m = json!({
+        "name": "c", "scheduling": "cooperative", "events": ["e"],
+        "globals": {"x": {"type": "int", "min": 0, "max": 3}},
+        "threads": [{"name": "a", "count": 2, "start": "s", "final": ["s"],
+            "transitions": [{"from": "s", "to": "s", "do": "x := (x + 1) % 4",
+                             "notify": "e", "wait": "e"}]}],
+        "properties": [{"name": "p", "error": "x == 2"}]
+    });
+    let prog = common::load_value(&m);
+    let verdict = |mode, symmetry| {
+        let opts = CheckOptions {
+            symmetry,
+            ..CheckOptions::default()
+        };
+        engine::check(&prog, mode, &opts).map(|r| r.outcomes[0].verdict)
+    };
+    assert_eq!(verdict(Mode::Standard, false).unwrap(), Verdict::Unsafe);
+    assert_eq!(verdict(Mode::Refine, false).unwrap(), Verdict::Unsafe);
+    assert_eq!(
+        verdict(Mode::CartesianExc, false).unwrap(),
+        Verdict::Unknown
+    );
+    assert_eq!(
+        verdict(Mode::ThreadModular, false).unwrap(),
+        Verdict::Unknown
+    );
+    let refused = verdict(Mode::Standard, true).unwrap_err().to_string();
+    assert!(refused.contains("cooperative"), "{refused}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// On generated cooperative models (one replicated template in about
+    /// half of them), the abstract modes never say `unsafe`, nor `safe`
+    /// where standard says `unsafe`; refine decides as standard does, its
+    /// traces replaying.
+    #[test]
+    fn every_mode_keeps_standards_verdicts_on_cooperative_models(
+        m in super::differential::model_without_channels().prop_flat_map(made_cooperative)
+    ) {
+        let prog = common::load_value(&m);
+        let opts = CheckOptions::default();
+        let exact = engine::check(&prog, Mode::Standard, &opts).unwrap();
+        for mode in [Mode::ThreadModular, Mode::CartesianExc, Mode::Refine] {
+            let r = engine::check(&prog, mode, &opts).unwrap();
+            for (e, a) in exact.outcomes.iter().zip(&r.outcomes) {
+                prop_assert_eq!(&e.property, &a.property);
+                if mode == Mode::Refine {
+                    if e.verdict != Verdict::Unknown {
+                        prop_assert_eq!(a.verdict, e.verdict, "refine {}: {}", a.property, a.reason);
+                    }
+                } else {
+                    prop_assert!(a.verdict != Verdict::Unsafe, "{:?} says unsafe", mode);
+                    if e.verdict == Verdict::Unsafe {
+                        prop_assert_eq!(a.verdict, Verdict::Unknown, "{:?} {}: {}", mode, a.property, a.reason);
+                    }
+                }
+            }
+            if mode == Mode::Refine {
+                super::refine::assert_traces_replay(&prog, &r);
+            }
+        }
+    }
+}
 
 /// t0 notifies e and ends; t1 waits for e, then sets x. If t0 runs first,
 /// the notification is lost and t1 waits for ever at `b`.

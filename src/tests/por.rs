@@ -173,33 +173,9 @@ fn transitions(m: &Value) -> usize {
         .sum()
 }
 
-/// Cooperative models: each transition may notify an event, and may end
-/// the macro-step by waiting for one or yielding.
+/// Cooperative models: `independent_model`'s, made cooperative.
 fn cooperative_model() -> impl Strategy<Value = Value> {
-    independent_model().prop_flat_map(|m| {
-        let n = transitions(&m);
-        proptest::collection::vec((0..4u8, 0..5u8), n).prop_map(move |coop| {
-            let mut m = m.clone();
-            m["scheduling"] = serde_json::json!("cooperative");
-            m["events"] = serde_json::json!(["e0", "e1"]);
-            let mut k = 0;
-            for t in m["threads"].as_array_mut().unwrap() {
-                for tr in t["transitions"].as_array_mut().unwrap() {
-                    let (notify, release) = coop[k];
-                    k += 1;
-                    if notify < 2 {
-                        tr["notify"] = serde_json::json!(format!("e{notify}"));
-                    }
-                    match release {
-                        0 | 1 => tr["wait"] = serde_json::json!(format!("e{release}")),
-                        2 => tr["yield"] = serde_json::json!(true),
-                        _ => {}
-                    }
-                }
-            }
-            m
-        })
-    })
+    independent_model().prop_flat_map(super::cooperative::made_cooperative)
 }
 
 /// The same with rendezvous: about a third of the transitions become a

@@ -10,7 +10,8 @@
 //! a class, so the least fixpoint of Section 4 is too: X_i(g) = X_j(g) for
 //! every i, j of a class, and one component per class represents it
 //! exactly. Any other thread is a class of its own; a program with no class
-//! of two threads, with rendezvous, or whose E is not a verified maximized
+//! of two threads, with rendezvous, cooperative (its scheduler's `waiting`
+//! cells are per thread), or whose E is not a verified maximized
 //! antichain of orbits, keeps the per-thread path (`None`).
 
 use crate::engine::exceptions::orbits::{self, MAX_GROUPS, Orbit};
@@ -29,9 +30,13 @@ pub(crate) struct Classes {
 
 impl Classes {
     /// The classes of `prog`, or `None` when the per-thread path must be
-    /// taken (rendezvous, `tid` in a predicate, or no class of two).
+    /// taken (rendezvous, a cooperative scheduler, `tid` in a predicate, or
+    /// no class of two).
     pub(crate) fn detect(prog: &Program) -> Option<Classes> {
-        if !prog.channels.is_empty() {
+        // A cooperative model's scheduler keeps a `waiting` cell per
+        // thread in the global store: exchanging two threads' local stores
+        // is not a symmetry of it.
+        if !prog.channels.is_empty() || prog.scheduler.is_some() {
             return None;
         }
         let n = prog.threads.len();
