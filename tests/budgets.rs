@@ -218,3 +218,33 @@ fn a_template_of_many_locations_loads_in_linear_time_and_memory() {
     assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
     assert!(run.stdout.contains("states 40000"), "{}", run.stdout);
 }
+
+/// `init: "any"` over a 32-bit range is refused before its 2^32 values are
+/// built (found by fuzzing, 2026-11-28: 16 GiB, or an abort under a memory
+/// limit, before the refusal). Run under a 1 GiB address-space limit, so
+/// that building them first aborts instead of passing slowly.
+#[test]
+fn init_any_over_a_wide_range_is_refused_before_its_values_are_built() {
+    let dir = scratch("any");
+    let path = dir.join("any.json");
+    let model = serde_json::json!({
+        "name": "wide-any",
+        "globals": {"g": {"type": "int", "min": -2147483648i64, "max": 2147483647i64, "init": "any"}},
+        "threads": [{"name": "t", "start": "l0", "transitions": []}],
+        "properties": [{"name": "p", "error": "false"}]
+    });
+    std::fs::write(&path, model.to_string()).unwrap();
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 1048576 && exec \"$0\" check \"{}\"",
+            path.display()
+        ))
+        .arg(env!("CARGO_BIN_EXE_weft"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("4294967296 initial stores"), "{err}");
+    assert!(err.contains("globals.g.init"), "{err}");
+}

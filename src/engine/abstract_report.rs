@@ -78,12 +78,21 @@ pub(crate) fn report<'p, F: AbstractFixpoint<'p>>(
     let stop_next = fx.stopped().map(|_| next::stopped(fx.limit(), &[]));
     for (k, &p) in props.iter().enumerate() {
         let property = prog.properties[p].name.clone();
-        let found = fx
+        let found = match fx
             .find_error(&mut |g, cands| deciders[k].witness(fx.explorer(), g, cands))
-            .map_err(|e| CheckError::Evaluation {
-                what: format!("property `{property}`"),
-                message: *e.0,
-            })?;
+        {
+            Ok(found) => found,
+            // Not an error of the property there (standard's semantics) but
+            // a model error, which these modes do not track: undecided.
+            Err(e) => {
+                let why = format!(
+                    "`{property}` fails to evaluate ({}) in a state of the over-approximation; a failing evaluation is a model error, which `standard` reports while it decides the property",
+                    e.0
+                );
+                outcomes.push(Outcome::unknown(property, why, next::unevaluable()));
+                continue;
+            }
+        };
         outcomes.push(match (found, fx.stopped(), &stop_next) {
             (Some((g, choice, part)), _, _) => {
                 Outcome::unknown(property, fx.alarm_reason(part), alarm_next.clone())

@@ -453,6 +453,9 @@ pub(crate) fn check(
         Mode::CartesianExc => cartesian::run(prog, opts),
         Mode::Refine => refine::run(prog, opts),
     }?;
+    if mode != Mode::Standard {
+        withhold_model_errors_proof(prog, opts, &mut report);
+    }
     crate::phase::enter(crate::Phase::Finishing);
     if opts.show_blocks {
         let shown = match blocks {
@@ -463,6 +466,35 @@ pub(crate) fn check(
         report.blocks = Some(shown.report(prog));
     }
     next::every_unknown_has_one(report)
+}
+
+/// An abstract mode proves model-errors over the threads' steps; a checked
+/// property's own evaluation may fail too (a division by zero, an index out
+/// of bounds), which `standard` counts as a model error and these modes do
+/// not track. Where a checked property may fail (`access::may_fail`; the
+/// `deadlock` predicate's failures are its guards', which are steps), a
+/// `safe` model-errors is withheld.
+fn withhold_model_errors_proof(prog: &Program, opts: &CheckOptions, report: &mut RunReport) {
+    let fallible = selected_properties(prog, &opts.properties)
+        .into_iter()
+        .map(|p| &prog.properties[p])
+        .find(|p| !p.is_deadlock && crate::program::access::may_fail(&p.error));
+    let Some(p) = fallible else {
+        return;
+    };
+    for o in &mut report.outcomes {
+        if o.property == MODEL_ERRORS && o.verdict == Verdict::Safe {
+            *o = Outcome::unknown(
+                MODEL_ERRORS,
+                format!(
+                    "no step fails in the over-approximation, but the property `{}` may fail to evaluate (a division, a shift, an index by a variable, …), which {} does not track; `standard` counts such a failure as a model error",
+                    p.name,
+                    report.mode.name()
+                ),
+                next::unevaluable(),
+            );
+        }
+    }
 }
 
 /// Checks that every name is a property of the model. `model-errors`, always

@@ -35,6 +35,13 @@ pub(crate) fn alarm(prog: &Program, mode: Mode) -> NextStep {
     }
 }
 
+/// A property that cannot be evaluated in some state of an abstract
+/// mode's fixpoint: `standard` decides it, and reports the failing
+/// evaluation as a model error.
+pub(crate) fn unevaluable() -> NextStep {
+    NextStep::new(Suggestion::Mode(Mode::Standard))
+}
+
 /// A run that stopped before its answer: raise the budget that ran out
 /// (the state store's capacity cannot be raised), then `alternatives`. No
 /// budget ran out: the stop was an internal error, to be reported, and

@@ -35,3 +35,4 @@ mod standard;
 mod symmetry;
 mod thread_modular;
 mod thread_modular_compact;
+mod unevaluable;

@@ -440,12 +440,29 @@ fn real_error(name: &str, found: Found, refinements: u64, limit: Option<Limit>) 
             ),
             next::stopped(limit, &standard),
         ),
+        Found::Unevaluable(why) => unevaluable(name, &why),
         Found::Nothing => Outcome::unknown(
             name,
             "internal error: an exact alarm whose trace was not found; please report this model",
             next::stopped(None, &standard),
         ),
     }
+}
+
+/// A property that fails to evaluate where a real run leads (the exact
+/// search found the state; control refinement's replayed paths reached the
+/// abstract state holding it): there it is not violated (standard's
+/// semantics: the failing evaluation is a model error), and refine, which
+/// counts a failing evaluation as an alarm so as never to prove it, cannot
+/// decide it.
+pub(super) fn unevaluable(name: &str, why: &str) -> Outcome {
+    Outcome::unknown(
+        name,
+        format!(
+            "`{name}` fails to evaluate ({why}) in a state that refinement cannot tell from a reachable one; a failing evaluation is a model error, which `standard` reports while it decides the property"
+        ),
+        next::unevaluable(),
+    )
 }
 
 /// X, one product per store outside P, ordered by the store's values.

@@ -29,6 +29,10 @@ pub(crate) enum Found {
     Trace(Box<Trace>),
     /// No path inside the exact part (a bug if the alarm was exact).
     Nothing,
+    /// A reachable state where the error predicate cannot be evaluated
+    /// (the message): not an error of the property, as `standard` decides
+    /// it, but a model error; the alarm was its failing evaluation.
+    Unevaluable(String),
     /// A budget ran out first.
     Stopped(String),
 }
@@ -43,6 +47,7 @@ pub(crate) fn search(exp: &mut Explorer, h: &Hybrid, goal: Goal, budget: &Budget
     let n = exp.prog.threads.len();
     let mut parent: FxHashMap<StateIds, Option<Link>> = FxHashMap::default();
     let mut queue: VecDeque<StateIds> = VecDeque::new();
+    let mut unevaluable = None;
     for s in exp.initial_states() {
         if inside(h, &s) && !parent.contains_key(&s) {
             parent.insert(s.clone(), None);
@@ -53,10 +58,15 @@ pub(crate) fn search(exp: &mut Explorer, h: &Hybrid, goal: Goal, budget: &Budget
         if let Some(why) = budget.exceeded_now(parent.len(), usize::MAX) {
             return Found::Stopped(why);
         }
-        if let Goal::Error(e) = goal
-            && crate::property::holds(e, exp, state.0, &state.1).unwrap_or(false)
-        {
-            return Found::Trace(Box::new(trace(exp, &parent, &state, None)));
+        if let Goal::Error(e) = goal {
+            match crate::property::holds(e, exp, state.0, &state.1) {
+                Ok(true) => return Found::Trace(Box::new(trace(exp, &parent, &state, None))),
+                Ok(false) => {}
+                // Kept looking: a real error of the property wins.
+                Err(why) => {
+                    unevaluable.get_or_insert(*why.0);
+                }
+            }
         }
         for t in 0..n {
             let succs = exp.successors(t, state.0, state.1[t]);
@@ -94,7 +104,7 @@ pub(crate) fn search(exp: &mut Explorer, h: &Hybrid, goal: Goal, budget: &Budget
             }
         }
     }
-    Found::Nothing
+    unevaluable.map_or(Found::Nothing, Found::Unevaluable)
 }
 
 /// How a state was reached: the state before, the moving thread and its

@@ -171,7 +171,21 @@ impl<'a> Loader<'a> {
         let cells = len.unwrap_or(1);
         let one = |n: &Node<'a>| -> LResult<Vec<Val>> {
             match n.value {
-                Value::String(s) if s == "any" => Ok((d.min..=d.max).map(|v| v as Val).collect()),
+                Value::String(s) if s == "any" => {
+                    // Refused before the values are built: a 32-bit range
+                    // would take 16 GiB (found by fuzzing). Every cell of
+                    // an array takes its own value, so the cells multiply.
+                    let values = (d.max - d.min + 1) as f64;
+                    let stores = values.powi(cells as i32);
+                    if stores > super::MAX_INIT_STORES as f64 {
+                        let count = match cells {
+                            1 => format!("{values:.0}"),
+                            _ => format!("{values:.0}^{cells}"),
+                        };
+                        return Err(n.err(format!("`init: \"any\"` gives {count} initial stores here; at most {} are supported", super::MAX_INIT_STORES)));
+                    }
+                    Ok((d.min..=d.max).map(|v| v as Val).collect())
+                }
                 Value::Bool(b) if d.is_bool => Ok(vec![*b as Val]),
                 Value::Number(_) if !d.is_bool => {
                     let v = self.number(n, "the initial value")?;

@@ -50,6 +50,9 @@ enum Alarm {
     /// Spurious paths: the clauses of some, the data locations of others
     /// (paths whose gaps are all data).
     Spurious(Vec<Clause>, Vec<Key>),
+    /// A real run to a state where the property cannot be evaluated (the
+    /// message): a model error there, not an error of the property.
+    Unevaluable(String),
 }
 
 pub(crate) fn run(
@@ -113,6 +116,9 @@ pub(crate) fn run(
                 }
                 Alarm::Real(trace) => {
                     decided[k] = Some(super::unsafe_outcome(&names[k], *trace, refinements));
+                }
+                Alarm::Unevaluable(why) => {
+                    decided[k] = Some(super::unevaluable(&names[k], &why));
                 }
                 Alarm::Spurious(c, d) => {
                     paths += (c.len() + d.len().min(1)) as u64;
@@ -232,20 +238,23 @@ fn round6(d: Duration) -> f64 {
 fn property_alarm(exp: &Explorer, fx: &ControlFixpoint, decider: &Decider) -> Alarm {
     let mut alarms = Vec::new();
     for ((g, k), cands) in fx.products() {
-        // An evaluation error counts as an error state: refine, never prove.
-        let choice = match decider.witness(exp, g, &cands) {
+        // An evaluation error counts as an error state: refine, never
+        // prove; reached by a real run, it is a model error, not one of the
+        // property.
+        let (choice, failed) = match decider.witness(exp, g, &cands) {
             Ok(None) => continue,
-            Ok(Some(choice)) => choice,
-            Err(_) => cands.iter().map(|c| c[0]).collect(),
+            Ok(Some(choice)) => (choice, None),
+            Err(why) => (cands.iter().map(|c| c[0]).collect(), Some(*why.0)),
         };
         let end: Vec<Option<u32>> = choice.iter().map(|&l| Some(l)).collect();
         let replays = (0..choice.len()).map(|t| {
             let (init, steps) = fx.path(t, g, k, choice[t]);
             (path::replay(&fx.initial[init], &steps, &end), None)
         });
-        match analyse(exp, replays) {
-            Alarm::Real(trace) => return Alarm::Real(trace),
-            a => alarms.push(a),
+        match (analyse(exp, replays), failed) {
+            (Alarm::Real(_), Some(why)) => return Alarm::Unevaluable(why),
+            (Alarm::Real(trace), None) => return Alarm::Real(trace),
+            (a, _) => alarms.push(a),
         }
         if alarms.len() == ALARMS_PER_ROUND {
             break;
@@ -266,7 +275,7 @@ fn merge(alarms: Vec<Alarm>) -> Alarm {
                 clauses.extend(c);
                 data.extend(d);
             }
-            Alarm::None | Alarm::Real(_) => {}
+            Alarm::None | Alarm::Real(_) | Alarm::Unevaluable(_) => {}
         }
     }
     match (clauses.is_empty(), data.is_empty()) {

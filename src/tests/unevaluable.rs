@@ -1,0 +1,91 @@
+//! Properties that fail to evaluate (found by fuzzing, 2026-11-28). In
+//! `standard` a property is not violated where its evaluation fails; the
+//! failure is a model error. The abstract modes do not track such
+//! failures, so they must neither prove model-errors where one is
+//! reachable nor call the state an error of the property: before, the
+//! abstract modes answered model-errors `safe`, refine answered the
+//! property with an internal error, control refinement called it `unsafe`
+//! with a trace that does not replay, and thread-modular and cartesian-exc
+//! refused the model as bad input.
+
+use super::common;
+use crate::engine::{self, CheckOptions, MODEL_ERRORS, Mode, Refinement, Verdict};
+use serde_json::{Value, json};
+
+/// `1 / g` once `g` is 0.
+fn property_dividing_by_zero() -> Value {
+    json!({"name": "pe2", "globals": {"g": {"type": "int", "min": 0, "max": 1, "init": 1}},
+        "threads": [{"name": "t", "start": "l0", "transitions": [{"from": "l0", "to": "l1", "do": "g := 0"}]}],
+        "properties": [{"name": "p", "error": "1 / g == 7"}]})
+}
+
+/// An assertion shifting by a value that overflows once `a` has run.
+fn assertion_overflowing() -> Value {
+    json!({"name": "as", "globals": {"g": {"type": "int", "min": 0, "max": 63, "init": 0}},
+        "threads": [
+            {"name": "a", "start": "l0", "transitions": [{"from": "l0", "to": "l1", "do": "g := 63"}]},
+            {"name": "b", "start": "m0", "transitions": [{"from": "m0", "to": "m0", "when": "false", "assert": "(1 << g) > 0"}]}],
+        "properties": [{"name": "never", "error": "false"}]})
+}
+
+/// A deadlock check over a guard that divides by zero.
+fn deadlock_over_a_failing_guard() -> Value {
+    json!({"name": "dl", "globals": {"z": {"type": "int", "min": 0, "max": 1, "init": 0}},
+        "threads": [{"name": "t", "start": "l0", "transitions": [{"from": "l0", "to": "l1", "when": "1 / z == 1"}]}],
+        "properties": [{"name": "dl", "error": "deadlock"}]})
+}
+
+#[test]
+fn abstract_modes_neither_prove_nor_misplace_a_failing_evaluation() {
+    let runs = [
+        (Mode::ThreadModular, Refinement::Exceptions),
+        (Mode::CartesianExc, Refinement::Exceptions),
+        (Mode::Refine, Refinement::Exceptions),
+        (Mode::Refine, Refinement::Control),
+        (Mode::Refine, Refinement::ControlMonotonic),
+    ];
+    for m in [
+        property_dividing_by_zero(),
+        assertion_overflowing(),
+        deadlock_over_a_failing_guard(),
+    ] {
+        let prog = common::load_value(&m);
+        let exact = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
+        let errors = exact
+            .outcomes
+            .iter()
+            .find(|o| o.property == MODEL_ERRORS)
+            .unwrap();
+        assert_eq!(errors.verdict, Verdict::Unsafe, "{}", m["name"]);
+        for (mode, refinement) in runs {
+            let opts = CheckOptions {
+                refinement,
+                ..CheckOptions::default()
+            };
+            let what = format!("{} {mode:?} {refinement:?}", m["name"]);
+            let r = engine::check(&prog, mode, &opts).unwrap_or_else(|e| panic!("{what}: {e}"));
+            for (e, a) in exact.outcomes.iter().zip(&r.outcomes) {
+                assert_eq!(e.property, a.property, "{what}");
+                assert!(!a.reason.contains("internal error"), "{what}: {}", a.reason);
+                if e.verdict == Verdict::Unsafe {
+                    assert_ne!(
+                        a.verdict,
+                        Verdict::Safe,
+                        "{what} {}: {}",
+                        a.property,
+                        a.reason
+                    );
+                }
+                if e.verdict == Verdict::Safe {
+                    assert_ne!(
+                        a.verdict,
+                        Verdict::Unsafe,
+                        "{what} {}: {}",
+                        a.property,
+                        a.reason
+                    );
+                }
+            }
+        }
+    }
+}
