@@ -352,31 +352,31 @@ pub enum RefineArg {
 pub enum GenFamily {
     /// The lock schema: n threads, m critical sections each.
     Lock {
-        /// Number of threads n (at least 1).
-        #[arg(long, value_parser = at_least_one)]
+        /// Number of threads n (1 to 100000).
+        #[arg(long, value_parser = gen_size)]
         threads: u32,
-        /// Critical sections per thread m (at least 1).
-        #[arg(long, value_parser = at_least_one)]
+        /// Critical sections per thread m (1 to 100000).
+        #[arg(long, value_parser = gen_size)]
         sections: u32,
     },
     /// Simple(n) of the thread-modular paper.
     Simple {
-        /// Number of threads n (at least 1).
-        #[arg(long, value_parser = at_least_one)]
+        /// Number of threads n (1 to 100000).
+        #[arg(long, value_parser = gen_size)]
         threads: u32,
     },
     /// Simple(n) with a boolean mutex.
     SimpleBool {
-        /// Number of threads n (at least 1).
-        #[arg(long, value_parser = at_least_one)]
+        /// Number of threads n (1 to 100000).
+        #[arg(long, value_parser = gen_size)]
         threads: u32,
     },
     /// Peterson's algorithm with the paper's exception set (models/peterson.json).
     Peterson,
     /// ESST's token ring (cooperative): a master and N transmitters.
     TokenRing {
-        /// Number of transmitters N (at least 1).
-        #[arg(long, value_parser = at_least_one)]
+        /// Number of transmitters N (1 to 100000).
+        #[arg(long, value_parser = gen_size)]
         threads: u32,
         /// The last transmitter forgets to add one (unsafe).
         #[arg(long)]
@@ -390,20 +390,20 @@ pub enum GenFamily {
     },
     /// P1-x of the reduction paper (Fig. 1 for x = 1): locks mx, my.
     P1 {
-        /// Statements x in each reducible block (at least 1).
-        #[arg(long, value_parser = at_least_one)]
+        /// Statements x in each reducible block (1 to 100000).
+        #[arg(long, value_parser = gen_size)]
         stmts: u32,
     },
     /// P2-x: P1-x where thread-3 also reads y without its lock.
     P2 {
-        /// Statements x in each reducible block (at least 1).
-        #[arg(long, value_parser = at_least_one)]
+        /// Statements x in each reducible block (1 to 100000).
+        #[arg(long, value_parser = gen_size)]
         stmts: u32,
     },
     /// SV-COMP's stack (safe, or unsafe with --bug) of the reduction paper.
     Stack {
-        /// Stack size (rounds per thread, at least 1).
-        #[arg(long, value_parser = at_least_one)]
+        /// Stack size (rounds per thread, 1 to 100000).
+        #[arg(long, value_parser = gen_size)]
         size: u32,
         /// The popper pops when a flag says so, not when the stack is non-empty.
         #[arg(long)]
@@ -411,8 +411,8 @@ pub enum GenFamily {
     },
     /// Dining philosophers, forks as locks.
     Philosophers {
-        /// Number of philosophers (at least 2).
-        #[arg(long, value_parser = clap::value_parser!(u32).range(2..))]
+        /// Number of philosophers (2 to 100000).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(2..=GEN_MAX as i64))]
         threads: u32,
     },
 }
@@ -441,6 +441,20 @@ pub enum Show {
 /// A count that must be at least 1 (`--threads`, `--sections`,
 /// `--repeat`): clap reports `invalid value '0' for '--threads <THREADS>':
 /// must be at least 1` and exits 2.
+/// The largest size `weft gen` takes: a model of 100,000 threads (or
+/// statements per block) loads in seconds; far beyond it, printing the
+/// model alone ran out of memory (`--stmts 4000000000`: a 288 GB
+/// allocation, found by fuzzing).
+pub const GEN_MAX: u32 = 100_000;
+
+fn gen_size(s: &str) -> Result<u32, String> {
+    let v = at_least_one(s)?;
+    if v > GEN_MAX {
+        return Err(format!("must be at most {GEN_MAX}"));
+    }
+    Ok(v)
+}
+
 fn at_least_one(s: &str) -> Result<u32, String> {
     let v: u32 = s
         .trim()

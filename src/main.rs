@@ -181,9 +181,18 @@ fn run(cli: Cli, started: std::time::Instant) -> Result<u8, Failure> {
                 keep_going: args.keep_going,
                 symmetry_sorted: args.symmetry_sorted,
             };
-            let report = prog
-                .check(mode, &opts)
-                .map_err(|e| Failure::Message(format!("error: {}: {e}", args.model.display())))?;
+            let report = prog.check(mode, &opts).map_err(|e| {
+                // An exception set given by --exceptions fails in its file.
+                let file = match (&e, &args.exceptions) {
+                    (weft::CheckError::Evaluation { what, .. }, Some(f))
+                        if what == "the exception set" =>
+                    {
+                        f
+                    }
+                    _ => &args.model,
+                };
+                Failure::Message(format!("error: {}: {e}", file.display()))
+            })?;
             weft::phase::enter(weft::Phase::Reporting);
             if let Some(path) = &args.save_exceptions {
                 let Some(exceptions) = &report.exceptions else {
@@ -222,8 +231,18 @@ fn run(cli: Cli, started: std::time::Instant) -> Result<u8, Failure> {
         } => test(&path, max_states, timeout, junit.as_deref(), format),
         Command::Gen { family } => {
             let model = match family {
-                // clap refuses 0 threads or sections (exit 2).
-                GenFamily::Lock { threads, sections } => weft::families::lock(threads, sections),
+                // clap refuses 0 threads or sections, or more than GEN_MAX
+                // (exit 2); their product is bounded here.
+                GenFamily::Lock { threads, sections } => {
+                    if threads as u64 * sections as u64 > cli::GEN_MAX as u64 * 100 {
+                        return Err(Failure::Message(format!(
+                            "error: --threads {threads} --sections {sections} make {} critical sections; at most {} are generated",
+                            threads as u64 * sections as u64,
+                            cli::GEN_MAX as u64 * 100
+                        )));
+                    }
+                    weft::families::lock(threads, sections)
+                }
                 GenFamily::Simple { threads } => weft::families::simple(threads, false),
                 GenFamily::SimpleBool { threads } => weft::families::simple(threads, true),
                 GenFamily::Peterson => weft::families::peterson(),
@@ -414,7 +433,7 @@ fn convert_promela(
     };
     let out = prog
         .to_promela(&properties)
-        .map_err(|e| Failure::Message(format!("error: {e}")))?;
+        .map_err(|e| Failure::Message(format!("error: {}: {e}", model.display())))?;
     for w in out.warnings {
         eprintln!("warning: {w}");
     }

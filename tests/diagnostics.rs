@@ -984,3 +984,96 @@ fn error_and_exceptions_options_go_together() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Found by fuzzing (2026-11-28): refusals outside the loader that did not
+/// name the file they are about — the Promela export of a model with
+/// rendezvous, and a failing predicate of an `--exceptions` file (which
+/// named the model instead).
+#[test]
+fn refusals_after_loading_name_their_file() {
+    let dve = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/beem/dve/lann.1.dve"
+    );
+    let out = Command::cargo_bin("weft")
+        .unwrap()
+        .args(["convert", dve, "--to", "promela"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("lann.1.dve: threads["), "{err}");
+
+    let exceptions = temp_path("exceptions");
+    std::fs::write(
+        &exceptions,
+        r#"[{"threads": {"p[1]": "1 / (x - x) == 0"}}]"#,
+    )
+    .unwrap();
+    let r = run_model(
+        "exceptions-file",
+        |_| {},
+        &[
+            "--mode",
+            "cartesian-exc",
+            "--exceptions",
+            exceptions.to_str().unwrap(),
+        ],
+    );
+    let _ = std::fs::remove_file(&exceptions);
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
+    let name = exceptions
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    assert!(
+        r.stderr
+            .contains(&format!("{name}: evaluating the exception set")),
+        "{}",
+        r.stderr
+    );
+}
+
+/// `weft gen` refuses sizes it could not print (found by fuzzing: `gen p1
+/// --stmts 4000000000` asked for 288 GB and aborted).
+#[test]
+fn gen_refuses_sizes_beyond_its_maximum() {
+    for args in [
+        &["gen", "p1", "--stmts", "4000000000"][..],
+        &["gen", "token-ring", "--threads", "1000000000"],
+        &["gen", "lock", "--threads", "100000", "--sections", "100000"],
+    ] {
+        let out = Command::cargo_bin("weft")
+            .unwrap()
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("at most"), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+/// `x := any` over more than a million values is refused where it is
+/// written (found by fuzzing: `simulate` and `replay` built its 2^31
+/// successors and aborted).
+#[test]
+fn any_over_a_wide_range_is_refused_where_it_is_written() {
+    let r = run_model(
+        "wide-any",
+        |m| {
+            m["globals"]["w"] = json!({"type": "int", "min": 0, "max": 2147483647i64});
+            m["threads"][0]["transitions"][1]["do"] = json!("w := any");
+        },
+        &[],
+    );
+    assert_refused(&r);
+    assert!(
+        r.stderr.contains("`w := any` gives 2147483648 successors"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("transitions[1].do"), "{}", r.stderr);
+}

@@ -3,6 +3,11 @@
 use super::*;
 use std::collections::HashMap;
 
+/// The most values `x := any` may choose from: one successor each, built at
+/// every step (`simulate` and `replay` ran out of memory on a 32-bit range,
+/// found by fuzzing), as `init: "any"` is bounded by its stores.
+const MAX_ANY_VALUES: i128 = 1_000_000;
+
 impl<'a> Loader<'a> {
     /// A rendezvous: `c!e`, `c!`, `c?x`, `c?a[i]` or `c?`.
     pub(super) fn sync_op(&self, node: &Node<'a>, ti: usize) -> LResult<SyncOp> {
@@ -460,7 +465,20 @@ impl<'a> Loader<'a> {
                 Ty::Int
             };
             let rhs = match &a.rhs {
-                Rhs::Any(_) => None,
+                Rhs::Any(span) => {
+                    let values = var.domain.max as i128 - var.domain.min as i128 + 1;
+                    if values > MAX_ANY_VALUES {
+                        return Err(r.src.err(
+                            *span,
+                            format!(
+                                "`{name} := any` gives {values} successors (its domain {}); at most {MAX_ANY_VALUES} are supported",
+                                var.domain.describe()
+                            ),
+                            "narrow the variable's range",
+                        ));
+                    }
+                    None
+                }
                 Rhs::Expr(e) => {
                     let (c, t) = r.compile(e, &scope)?;
                     if t != want {
