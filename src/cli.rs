@@ -438,9 +438,6 @@ pub enum Show {
     Blocks,
 }
 
-/// A count that must be at least 1 (`--threads`, `--sections`,
-/// `--repeat`): clap reports `invalid value '0' for '--threads <THREADS>':
-/// must be at least 1` and exits 2.
 /// The largest size `weft gen` takes: a model of 100,000 threads (or
 /// statements per block) loads in seconds; far beyond it, printing the
 /// model alone ran out of memory (`--stmts 4000000000`: a 288 GB
@@ -455,6 +452,9 @@ fn gen_size(s: &str) -> Result<u32, String> {
     Ok(v)
 }
 
+/// A count that must be at least 1 (`--threads`, `--sections`,
+/// `--repeat`): clap reports `invalid value '0' for '--threads <THREADS>':
+/// must be at least 1` and exits 2.
 fn at_least_one(s: &str) -> Result<u32, String> {
     let v: u32 = s
         .trim()

@@ -183,12 +183,8 @@ fn run(cli: Cli, started: std::time::Instant) -> Result<u8, Failure> {
             };
             let report = prog.check(mode, &opts).map_err(|e| {
                 // An exception set given by --exceptions fails in its file.
-                let file = match (&e, &args.exceptions) {
-                    (weft::CheckError::Evaluation { what, .. }, Some(f))
-                        if what == "the exception set" =>
-                    {
-                        f
-                    }
+                let file = match &args.exceptions {
+                    Some(f) if e.in_exception_set() => f,
                     _ => &args.model,
                 };
                 Failure::Message(format!("error: {}: {e}", file.display()))

@@ -248,3 +248,22 @@ fn init_any_over_a_wide_range_is_refused_before_its_values_are_built() {
     assert!(err.contains("4294967296 initial stores"), "{err}");
     assert!(err.contains("globals.g.init"), "{err}");
 }
+
+/// An item `"any"` of an array's init list counts its own values, not
+/// values^cells (a regression of the check above, found in review: three
+/// cells over 0..200 with `["any", 0, 0]` have 201 initial stores).
+#[test]
+fn init_any_for_one_cell_of_a_list_counts_that_cell_alone() {
+    let dir = scratch("any-item");
+    let path = dir.join("any-item.json");
+    let model = serde_json::json!({
+        "name": "any-item",
+        "globals": {"a": {"type": "array", "len": 3, "of": {"type": "int", "min": 0, "max": 200}, "init": ["any", 0, 0]}},
+        "threads": [{"name": "t", "start": "l0", "transitions": []}],
+        "properties": [{"name": "p", "error": "a[0] == 200"}]
+    });
+    std::fs::write(&path, model.to_string()).unwrap();
+    let r = weft(&["check", path.to_str().unwrap()]);
+    assert_eq!(r.code, Some(1), "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("p: UNSAFE"), "{}", r.stdout);
+}

@@ -203,7 +203,7 @@ impl<'p> Cartesian<'p> {
                 let mut stop = |products| budget.exceeded_now(products, usize::MAX);
                 let (set, why) = ExceptionSet::from_entries(&exp, &gs, &universe, &mut stop)
                     .map_err(|e| CheckError::Evaluation {
-                        what: "the exception set".into(),
+                        what: super::error::EXCEPTION_SET.into(),
                         message: *e.0,
                     })?;
                 match why {

@@ -34,3 +34,14 @@ pub enum CheckError {
     #[error("{0}")]
     Internal(String),
 }
+
+/// `CheckError::Evaluation`'s `what` for the exception set's predicates.
+pub(crate) const EXCEPTION_SET: &str = "the exception set";
+
+impl CheckError {
+    /// Did a predicate of the exception set fail to evaluate? Given with
+    /// `--exceptions`, its file is the one to name, not the model's.
+    pub fn in_exception_set(&self) -> bool {
+        matches!(self, CheckError::Evaluation { what, .. } if what == EXCEPTION_SET)
+    }
+}

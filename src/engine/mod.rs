@@ -472,8 +472,10 @@ pub(crate) fn check(
 /// property's own evaluation may fail too (a division by zero, an index out
 /// of bounds), which `standard` counts as a model error and these modes do
 /// not track. Where a checked property may fail (`access::may_fail`; the
-/// `deadlock` predicate's failures are its guards', which are steps), a
-/// `safe` model-errors is withheld.
+/// `deadlock` predicate's failures are its guards', which the steps
+/// evaluate too: a cooperative model's reads a waiting thread's guards no
+/// more than its steps do, `model/load/deadlock.rs`), a `safe` model-errors
+/// is withheld.
 fn withhold_model_errors_proof(prog: &Program, opts: &CheckOptions, report: &mut RunReport) {
     let fallible = selected_properties(prog, &opts.properties)
         .into_iter()

@@ -35,6 +35,21 @@ fn deadlock_over_a_failing_guard() -> Value {
         "properties": [{"name": "dl", "error": "deadlock"}]})
 }
 
+/// A cooperative deadlock check over the guard of a thread that waits
+/// (found in review): `deadlock` evaluated it (a model error in
+/// `standard`, which no abstract mode saw: they proved model-errors), no
+/// step does. Now `deadlock` reads a thread's `waiting` cell first, so the
+/// state is the deadlock it is: the thread waits for ever at `w`, which
+/// is not final.
+fn cooperative_deadlock_over_a_waiting_threads_guard() -> Value {
+    json!({"name": "coop-dl", "scheduling": "cooperative", "events": ["ev"],
+        "globals": {"g": {"type": "int", "min": 0, "max": 1, "init": 0}},
+        "threads": [{"name": "a", "start": "s", "final": [], "transitions": [
+            {"from": "s", "to": "w", "wait": "ev"},
+            {"from": "w", "to": "x", "when": "1 / g > 0"}]}],
+        "properties": [{"name": "dl", "error": "deadlock"}]})
+}
+
 #[test]
 fn abstract_modes_neither_prove_nor_misplace_a_failing_evaluation() {
     let runs = [
@@ -48,6 +63,7 @@ fn abstract_modes_neither_prove_nor_misplace_a_failing_evaluation() {
         property_dividing_by_zero(),
         assertion_overflowing(),
         deadlock_over_a_failing_guard(),
+        cooperative_deadlock_over_a_waiting_threads_guard(),
     ] {
         let prog = common::load_value(&m);
         let exact = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
@@ -56,7 +72,17 @@ fn abstract_modes_neither_prove_nor_misplace_a_failing_evaluation() {
             .iter()
             .find(|o| o.property == MODEL_ERRORS)
             .unwrap();
-        assert_eq!(errors.verdict, Verdict::Unsafe, "{}", m["name"]);
+        // Each model has one reachable error: a failing evaluation, or the
+        // cooperative deadlock.
+        let deadlock = m["name"] == "coop-dl";
+        assert_eq!(
+            errors.verdict == Verdict::Unsafe,
+            !deadlock,
+            "{}",
+            m["name"]
+        );
+        let found = exact.outcomes.iter().any(|o| o.verdict == Verdict::Unsafe);
+        assert!(found, "{}", m["name"]);
         for (mode, refinement) in runs {
             let opts = CheckOptions {
                 refinement,

@@ -39,7 +39,11 @@ pub(super) fn formula(templates: &[Template], channels: usize, waiting: Option<u
     if let Some(w) = waiting {
         let own = CExpr::Bin(BinOp::Sub, Box::new(CExpr::Tid), Box::new(CExpr::Const(1)));
         let cell = CExpr::GlobalCell(w, threads, "waiting".into(), Box::new(own));
-        enabled = and(enabled, cmp(BinOp::Eq, cell, 0));
+        // Waiting first: a waiting thread's guards are not evaluated (the
+        // steps do not evaluate them either; one that failed there made the
+        // state a model error instead of the deadlock it is, found in
+        // review).
+        enabled = and(cmp(BinOp::Eq, cell, 0), enabled);
     }
     let finals: Vec<Box<[bool]>> = templates
         .iter()

@@ -169,18 +169,21 @@ impl<'a> Loader<'a> {
         len: Option<u32>,
     ) -> LResult<SlotInit> {
         let cells = len.unwrap_or(1);
-        let one = |n: &Node<'a>| -> LResult<Vec<Val>> {
+        // `sharing`: how many cells take this value spec (all of them for
+        // one `init` of an array; one for an item of a list).
+        let one = |n: &Node<'a>, sharing: u32| -> LResult<Vec<Val>> {
             match n.value {
                 Value::String(s) if s == "any" => {
                     // Refused before the values are built: a 32-bit range
-                    // would take 16 GiB (found by fuzzing). Every cell of
-                    // an array takes its own value, so the cells multiply.
+                    // would take 16 GiB (found by fuzzing). The cells that
+                    // share it take their own values, so they multiply;
+                    // a list's items are multiplied by `product` later.
                     let values = (d.max - d.min + 1) as f64;
-                    let stores = values.powi(cells as i32);
+                    let stores = values.powi(sharing as i32);
                     if stores > super::MAX_INIT_STORES as f64 {
-                        let count = match cells {
+                        let count = match sharing {
                             1 => format!("{values:.0}"),
-                            _ => format!("{values:.0}^{cells}"),
+                            _ => format!("{values:.0}^{sharing}"),
                         };
                         return Err(n.err(format!("`init: \"any\"` gives {count} initial stores here; at most {} are supported", super::MAX_INIT_STORES)));
                     }
@@ -233,10 +236,10 @@ impl<'a> Loader<'a> {
                 if items.len() != cells as usize {
                     return Err(node.err(format!("{} initial values given for an array of length {cells}", items.len())));
                 }
-                items.iter().map(one).collect()
+                items.iter().map(|n| one(n, 1)).collect()
             }
             _ => {
-                let v = one(&node)?;
+                let v = one(&node, cells)?;
                 Ok(vec![v; cells as usize])
             }
         }
