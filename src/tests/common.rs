@@ -204,3 +204,13 @@ pub fn reachable_outside_ranges(prog: &Program) -> Option<String> {
         .find(|(g, ls)| !ranges.contain(g, ls, prog))
         .map(|(g, ls)| format!("state {g:?} {ls:?} outside {ranges:?}"))
 }
+
+/// How many transitions a generated weft/1 model (JSON) has.
+pub fn transitions(m: &serde_json::Value) -> usize {
+    m["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["transitions"].as_array().unwrap().len())
+        .sum()
+}

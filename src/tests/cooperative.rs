@@ -13,12 +13,7 @@ use serde_json::{Value, json};
 /// `m` made cooperative: each transition may notify an event, and may end
 /// the macro-step by waiting for one or yielding.
 pub(super) fn made_cooperative(m: Value) -> impl Strategy<Value = Value> {
-    let n: usize = m["threads"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["transitions"].as_array().unwrap().len())
-        .sum();
+    let n = common::transitions(&m);
     proptest::collection::vec((0..4u8, 0..5u8), n).prop_map(move |coop| {
         let mut m = m.clone();
         m["scheduling"] = json!("cooperative");

@@ -163,16 +163,6 @@ fn independent_model() -> impl Strategy<Value = Value> {
     })
 }
 
-/// How many transitions a generated model has.
-fn transitions(m: &Value) -> usize {
-    m["threads"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["transitions"].as_array().unwrap().len())
-        .sum()
-}
-
 /// Cooperative models: `independent_model`'s, made cooperative.
 fn cooperative_model() -> impl Strategy<Value = Value> {
     independent_model().prop_flat_map(super::cooperative::made_cooperative)
@@ -184,7 +174,7 @@ fn cooperative_model() -> impl Strategy<Value = Value> {
 /// transitions of their own (`stubborn/`, `Item::Pair`).
 fn rendezvous_model() -> impl Strategy<Value = Value> {
     independent_model().prop_flat_map(|m| {
-        let n = transitions(&m);
+        let n = common::transitions(&m);
         proptest::collection::vec(0..12u8, n).prop_map(move |kinds| {
             let mut m = m.clone();
             m["channels"] = serde_json::json!(["c0", "c1"]);

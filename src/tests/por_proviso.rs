@@ -203,12 +203,7 @@ fn model(cells: bool) -> impl Strategy<Value = Value> {
 /// One transition in eight or so becomes a rendezvous on c0 or c1 (some
 /// send values out of the receiver's range).
 fn with_channels(m: Value) -> impl Strategy<Value = Value> {
-    let n: usize = m["threads"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["transitions"].as_array().unwrap().len())
-        .sum();
+    let n = common::transitions(&m);
     proptest::collection::vec(0..14u8, n).prop_map(move |kinds| {
         let mut m = m.clone();
         m["channels"] = json!(["c0", "c1"]);
