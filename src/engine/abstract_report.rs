@@ -85,10 +85,7 @@ pub(crate) fn report<'p, F: AbstractFixpoint<'p>>(
             // Not an error of the property there (standard's semantics) but
             // a model error, which these modes do not track: undecided.
             Err(e) => {
-                let why = format!(
-                    "`{property}` fails to evaluate ({}) in a state of the over-approximation; a failing evaluation is a model error, which `standard` reports while it decides the property",
-                    e.0
-                );
+                let why = unevaluable_reason(&property, &e.0, "a state of the over-approximation");
                 outcomes.push(Outcome::unknown(property, why, next::unevaluable()));
                 continue;
             }
@@ -120,6 +117,15 @@ pub(crate) fn report<'p, F: AbstractFixpoint<'p>>(
         invariant: opts.show_invariant.then(|| fx.invariant()),
         exceptions: None,
     })
+}
+
+/// Why a property that fails to evaluate (`why`) in `place` is `unknown`
+/// in an abstract mode (refine's too): there it is not violated, as
+/// `standard` decides it, but the failure is a model error.
+pub(crate) fn unevaluable_reason(property: &str, why: &str, place: &str) -> String {
+    format!(
+        "`{property}` fails to evaluate ({why}) in {place}; a failing evaluation is a model error, which `standard` reports while it decides the property"
+    )
 }
 
 /// The witness `{g} × choice` without derivations (cartesian-exc and

@@ -458,8 +458,10 @@ fn real_error(name: &str, found: Found, refinements: u64, limit: Option<Limit>) 
 pub(super) fn unevaluable(name: &str, why: &str) -> Outcome {
     Outcome::unknown(
         name,
-        format!(
-            "`{name}` fails to evaluate ({why}) in a state that refinement cannot tell from a reachable one; a failing evaluation is a model error, which `standard` reports while it decides the property"
+        crate::engine::abstract_report::unevaluable_reason(
+            name,
+            why,
+            "a state that refinement cannot tell from a reachable one",
         ),
         next::unevaluable(),
     )
