@@ -81,8 +81,13 @@ pub(crate) fn standard_budget(
 }
 
 /// `standard` stopped once every other property was violated, before
-/// `model-errors` was fully checked: check it alone, or search on.
-pub(crate) fn model_errors_alone() -> NextStep {
+/// `model-errors` was fully checked: check it alone, or search on. Alone,
+/// it evaluates no property, so where a checked property may fail to
+/// evaluate (`fallible`) only searching on checks the same thing.
+pub(crate) fn model_errors_alone(fallible: bool) -> NextStep {
+    if fallible {
+        return NextStep::new(Suggestion::Continue);
+    }
     NextStep::new(Suggestion::Alone(MODEL_ERRORS.into())).or(Suggestion::Continue)
 }
 

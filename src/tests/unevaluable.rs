@@ -9,6 +9,7 @@
 //! refused the model as bad input.
 
 use super::common;
+use crate::Suggestion;
 use crate::engine::{self, CheckOptions, MODEL_ERRORS, Mode, Refinement, Verdict};
 use serde_json::{Value, json};
 
@@ -114,4 +115,61 @@ fn abstract_modes_neither_prove_nor_misplace_a_failing_evaluation() {
             }
         }
     }
+}
+
+/// `p` holds in the initial state, so `standard` decides it there; `q`
+/// never holds, so the search goes on, to the state where `g` is 0 and
+/// `p` fails to evaluate (found by the POR proptest, 2026-11-28).
+fn violated_first_failing_later() -> Value {
+    json!({"name": "late", "globals": {"g": {"type": "int", "min": 0, "max": 1, "init": 1},
+            "h": {"type": "int", "min": 0, "max": 1, "init": 0}},
+        "threads": [{"name": "t", "start": "l0", "transitions": [{"from": "l0", "to": "l1", "do": "g := 0"}]}],
+        "properties": [{"name": "p", "error": "1 / g == 1"}, {"name": "q", "error": "h == 1"}]})
+}
+
+fn model_errors(prog: &crate::program::Program, opts: &CheckOptions) -> crate::Outcome {
+    let r = engine::check(prog, Mode::Standard, opts).unwrap();
+    r.outcomes
+        .into_iter()
+        .find(|o| o.property == MODEL_ERRORS)
+        .unwrap()
+}
+
+/// `standard` stopped evaluating a property once it was violated, so a
+/// later failure of its evaluation went unseen and model-errors was
+/// `safe`. A violated property that may fail is still evaluated for its
+/// failures. `model-errors` covers the properties checked in the run:
+/// alone it evaluates none, so where a checked one may fail, the next
+/// step after an early stop is `--continue`, not checking it alone.
+#[test]
+fn standard_looks_for_failures_of_a_property_it_found_violated() {
+    let prog = common::load_value(&violated_first_failing_later());
+    for jobs in [1, 2] {
+        let opts = CheckOptions {
+            jobs: Some(jobs),
+            ..CheckOptions::default()
+        };
+        let o = model_errors(&prog, &opts);
+        assert_eq!(o.verdict, Verdict::Unsafe, "jobs {jobs}: {}", o.reason);
+        assert!(o.reason.contains("division by zero"), "{}", o.reason);
+        let p = engine::check(&prog, Mode::Standard, &opts)
+            .unwrap()
+            .outcomes;
+        assert_eq!(p[0].verdict, Verdict::Unsafe);
+        assert_eq!(p[1].verdict, Verdict::Safe);
+    }
+    let only = |names: &[&str]| CheckOptions {
+        properties: names.iter().map(|n| n.to_string()).collect(),
+        ..CheckOptions::default()
+    };
+    let early = model_errors(&prog, &only(&["p"]));
+    assert_eq!(early.verdict, Verdict::Unknown);
+    let next = early.next_step.unwrap();
+    assert_eq!(next.suggestions(), &[Suggestion::Continue]);
+    let on = CheckOptions {
+        keep_going: true,
+        ..only(&["p"])
+    };
+    assert_eq!(model_errors(&prog, &on).verdict, Verdict::Unsafe);
+    assert_eq!(model_errors(&prog, &only(&["q"])).verdict, Verdict::Safe);
 }

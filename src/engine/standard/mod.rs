@@ -92,6 +92,8 @@ struct Search<'p> {
     /// `--continue`: search on after every property is violated, counting
     /// the error states.
     keep_going: bool,
+    /// Per program property: may it fail to evaluate (`Shared::fallible`)?
+    fallible: Vec<bool>,
     /// Set when a budget ran out (seen by a worker or the coordinator):
     /// every worker stops at its next poll.
     stop: AtomicBool,
@@ -171,6 +173,11 @@ impl<'p> Search<'p> {
             spare_fired: Mutex::new(Vec::new()),
             max_depth: None,
             keep_going: false,
+            fallible: prog
+                .properties
+                .iter()
+                .map(|p| !p.is_deadlock && crate::program::access::may_fail(&p.error))
+                .collect(),
             stop: AtomicBool::new(false),
             reducer: None,
             reduced_states: 0,
@@ -209,6 +216,7 @@ impl<'p> Search<'p> {
             props,
             done,
             keep_going: self.keep_going,
+            fallible: &self.fallible,
             scratch: &self.scratch,
             spare_fired: &self.spare_fired,
             budget,

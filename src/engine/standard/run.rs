@@ -192,7 +192,7 @@ pub(crate) fn run(
         None if f.stopped_early => Outcome::unknown(
             MODEL_ERRORS,
             "not fully checked: the search stopped at the first property violations",
-            next::model_errors_alone(),
+            next::model_errors_alone(props.iter().any(|&p| s.fallible[p])),
         ),
         None => Outcome::safe(
             MODEL_ERRORS,

@@ -56,6 +56,10 @@ pub(super) struct Shared<'a, 'p> {
     pub(super) done: &'a [bool],
     /// `--continue`: check the violated properties too, to count.
     pub(super) keep_going: bool,
+    /// Per program property: may its predicate fail to evaluate
+    /// (`access::may_fail`)? Such a property is still evaluated once
+    /// violated, for its failures: they are model errors.
+    pub(super) fallible: &'a [bool],
     /// One scratch per worker thread, each on cache lines of its own.
     pub(super) scratch: &'a [CachePadded<Mutex<Scratch>>],
     /// Buffers to fire successors into (`Search::spare_fired`).
@@ -119,8 +123,12 @@ impl Shared<'_, '_> {
         };
         for (k, &p) in self.props.iter().enumerate() {
             let prop = &prog.properties[p];
+            // Violated in an earlier level: only its evaluation failures
+            // are still looked for, else `model-errors` would be `safe`
+            // over states where the property was never evaluated.
+            let settled = self.done[k] && !self.keep_going;
             // A deadlock needs a state where no thread moves on its own.
-            if (self.done[k] && !self.keep_going) || (prop.only_in_deadlocks && !quiet) {
+            if (settled && !self.fallible[p]) || (prop.only_in_deadlocks && !quiet) {
                 continue;
             }
             let value = match prop.is_deadlock.then(|| direct(&w.state)).flatten() {
@@ -128,11 +136,11 @@ impl Shared<'_, '_> {
                 None => self.check(&mut w.checkers[k], &prop.error, &w.state),
             };
             match value {
-                Ok(true) => {
+                Ok(true) if !settled => {
                     b.errors[k] += 1;
                     b.note_violation(k, Some(i as u32), self.level);
                 }
-                Ok(false) => {}
+                Ok(_) => {}
                 Err(_) => self.note(b, i, Finding::PropertyError(k as u32)),
             }
         }
