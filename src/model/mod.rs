@@ -6,6 +6,7 @@ pub(crate) mod dve;
 pub(crate) mod expr;
 pub(crate) mod json;
 pub(crate) mod load;
+pub(crate) mod read;
 pub(crate) mod resolve;
 
 pub use diag::Diagnostic;

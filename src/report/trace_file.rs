@@ -36,13 +36,7 @@ impl SavedTrace {
     ) -> Result<SavedTrace, Box<Diagnostic>> {
         let path = path.as_ref();
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            Box::new(Diagnostic::new(
-                &file,
-                "",
-                format!("cannot read the trace file: {e}"),
-            ))
-        })?;
+        let text = crate::model::read::read_text(path, "trace")?;
         SavedTrace::parse(&text, &file, property)
     }
 

@@ -30,13 +30,7 @@ const MAX_INIT_STORES: usize = 1_000_000;
 fn read_model(path: &Path, what: &str) -> LResult<(String, String)> {
     let file = path.display().to_string();
     budget::enter(&file, crate::Phase::Reading)?;
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Box::new(Diagnostic::new(
-            &file,
-            "",
-            format!("cannot read the {what} file: {e}"),
-        ))
-    })?;
+    let text = super::read::read_text(path, what)?;
     budget::check(&file)?;
     Ok((file, text))
 }
