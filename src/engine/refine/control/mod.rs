@@ -24,6 +24,7 @@
 //! others then see the thread's local store there. Exploding every location
 //! with the finest partition is exact, so the loop ends on a finite model.
 
+mod failing;
 pub(crate) mod fixpoint;
 pub(crate) mod partition;
 mod path;
@@ -34,7 +35,7 @@ use crate::engine::result::{
     AbstractProduct, Invariant, InvariantForm, Outcome, RunReport, Stats, Trace,
 };
 use crate::engine::{Budget, CheckOptions, MODEL_ERRORS, Mode, Refinement, next};
-use crate::program::{Explorer, Program};
+use crate::program::{CExpr, Explorer, Program};
 use crate::property::Decider;
 use fixpoint::ControlFixpoint;
 use partition::{Clause, Key, Partition, Refiner};
@@ -97,7 +98,7 @@ pub(crate) fn run(
                 continue;
             }
             let alarm = match deciders.get(k) {
-                Some(d) => property_alarm(&exp, &fx, d),
+                Some(d) => property_alarm(&exp, &fx, d, &prog.properties[props[k]].error),
                 None => model_error_alarm(&exp, &fx),
             };
             let classes = part.count();
@@ -235,32 +236,47 @@ fn round6(d: Duration) -> f64 {
 /// abstract counterexample per glued thread. A real path wins; otherwise
 /// every spurious one is learnt at once, which saves rounds (each clause is
 /// violated by the current partition, so progress is kept).
-fn property_alarm(exp: &Explorer, fx: &ControlFixpoint, decider: &Decider) -> Alarm {
+fn property_alarm(exp: &Explorer, fx: &ControlFixpoint, decider: &Decider, error: &CExpr) -> Alarm {
     let mut alarms = Vec::new();
+    // A real run to a state where the property fails to evaluate: a model
+    // error there, not an error of the property; a real counterexample
+    // found later wins over it.
+    let mut unevaluable = None;
     for ((g, k), cands) in fx.products() {
         // An evaluation error counts as an error state: refine, never
-        // prove; reached by a real run, it is a model error, not one of the
-        // property.
-        let (choice, failed) = match decider.witness(exp, g, &cands) {
+        // prove. The states to replay are then those where the property
+        // fails or holds, as `standard` evaluates it (`failing.rs`).
+        let choices = match decider.witness(exp, g, &cands) {
             Ok(None) => continue,
-            Ok(Some(choice)) => (choice, None),
-            Err(why) => (cands.iter().map(|c| c[0]).collect(), Some(*why.0)),
+            Ok(Some(choice)) => vec![(choice, None)],
+            Err(why) => failing::choices(exp, error, g, &cands)
+                .unwrap_or_else(|| vec![(cands.iter().map(|c| c[0]).collect(), Some(*why.0))]),
         };
-        let end: Vec<Option<u32>> = choice.iter().map(|&l| Some(l)).collect();
-        let replays = (0..choice.len()).map(|t| {
-            let (init, steps) = fx.path(t, g, k, choice[t]);
-            (path::replay(&fx.initial[init], &steps, &end), None)
-        });
-        match (analyse(exp, replays), failed) {
-            (Alarm::Real(_), Some(why)) => return Alarm::Unevaluable(why),
-            (Alarm::Real(trace), None) => return Alarm::Real(trace),
-            (a, _) => alarms.push(a),
+        for (choice, failed) in choices {
+            if alarms.len() >= ALARMS_PER_ROUND {
+                break;
+            }
+            let end: Vec<Option<u32>> = choice.iter().map(|&l| Some(l)).collect();
+            let replays = (0..choice.len()).map(|t| {
+                let (init, steps) = fx.path(t, g, k, choice[t]);
+                (path::replay(&fx.initial[init], &steps, &end), None)
+            });
+            match (analyse(exp, replays), failed) {
+                (Alarm::Real(_), Some(why)) => {
+                    unevaluable.get_or_insert(why);
+                }
+                (Alarm::Real(trace), None) => return Alarm::Real(trace),
+                (a, _) => alarms.push(a),
+            }
         }
-        if alarms.len() == ALARMS_PER_ROUND {
+        if alarms.len() >= ALARMS_PER_ROUND {
             break;
         }
     }
-    merge(alarms)
+    match unevaluable {
+        Some(why) => Alarm::Unevaluable(why),
+        None => merge(alarms),
+    }
 }
 
 /// Error states analysed per property and round.
