@@ -480,7 +480,7 @@ fn withhold_model_errors_proof(prog: &Program, opts: &CheckOptions, report: &mut
     let fallible = selected_properties(prog, &opts.properties)
         .into_iter()
         .map(|p| &prog.properties[p])
-        .find(|p| !p.is_deadlock && crate::program::access::may_fail(&p.error));
+        .find(|p| p.may_fail_to_evaluate());
     let Some(p) = fallible else {
         return;
     };

@@ -237,6 +237,18 @@ fn outcomes(
                 trace,
             )
         }
+        // Alone, model-errors evaluates no property: where a checked one
+        // may fail to evaluate, only a search checks the same thing.
+        None if props
+            .iter()
+            .any(|&p| prog.properties[p].may_fail_to_evaluate()) =>
+        {
+            Outcome::unknown(
+                MODEL_ERRORS,
+                stopped,
+                NextStep::new(Suggestion::Mode(Mode::Standard)),
+            )
+        }
         None => Outcome::unknown(MODEL_ERRORS, stopped, alone(MODEL_ERRORS)),
     });
     out

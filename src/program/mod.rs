@@ -267,6 +267,17 @@ pub(crate) struct Property {
     pub(crate) is_deadlock: bool,
 }
 
+impl Property {
+    /// May evaluating the predicate fail (`access::may_fail`: a division,
+    /// a shift, an index by a variable, …)? Such a failure is a model
+    /// error. `deadlock`'s failures are its guards', which the steps
+    /// evaluate too (a cooperative model's reads a waiting thread's guards
+    /// no more than its steps do, `model/load/deadlock.rs`).
+    pub(crate) fn may_fail_to_evaluate(&self) -> bool {
+        !self.is_deadlock && access::may_fail(&self.error)
+    }
+}
+
 /// One exception entry, compiled: a global condition and either one product
 /// (per-thread local predicates) or the `one`/`others` family.
 #[derive(Clone, Debug)]

@@ -171,7 +171,18 @@ fn standard_looks_for_failures_of_a_property_it_found_violated() {
         ..only(&["p"])
     };
     assert_eq!(model_errors(&prog, &on).verdict, Verdict::Unsafe);
-    assert_eq!(model_errors(&prog, &only(&["q"])).verdict, Verdict::Safe);
+    // `weft simulate` stops at `p`'s violation too: it suggests a search.
+    let sim = crate::engine::simulate::run(&prog, &Default::default()).unwrap();
+    let errors = sim.outcomes.iter().find(|o| o.property == MODEL_ERRORS);
+    let next = errors.and_then(|o| o.next_step.as_ref()).unwrap();
+    assert_eq!(next.suggestions(), &[Suggestion::Mode(Mode::Standard)]);
+    let unchecked = model_errors(&prog, &only(&["q"]));
+    assert_eq!(unchecked.verdict, Verdict::Safe);
+    assert!(
+        unchecked.reason.contains("`p`, not checked, may fail"),
+        "{}",
+        unchecked.reason
+    );
 }
 
 /// `2 - count(p: @cs)` is 0 only where both threads are in `cs`, which

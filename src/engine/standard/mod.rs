@@ -176,7 +176,7 @@ impl<'p> Search<'p> {
             fallible: prog
                 .properties
                 .iter()
-                .map(|p| !p.is_deadlock && crate::program::access::may_fail(&p.error))
+                .map(|p| p.may_fail_to_evaluate())
                 .collect(),
             stop: AtomicBool::new(false),
             reducer: None,

@@ -194,10 +194,21 @@ pub(crate) fn run(
             "not fully checked: the search stopped at the first property violations",
             next::model_errors_alone(props.iter().any(|&p| s.fallible[p])),
         ),
-        None => Outcome::safe(
-            MODEL_ERRORS,
-            "no run-time error (division by zero, index or range violation) is reachable",
-        ),
+        None => {
+            let mut why =
+                "no run-time error (division by zero, index or range violation) is reachable"
+                    .to_string();
+            // Failures of a property's predicate count only where it is checked.
+            if let Some(p) = (0..prog.properties.len())
+                .find(|p| !props.contains(p) && s.fallible[*p])
+                .map(|p| &prog.properties[p].name)
+            {
+                why.push_str(&format!(
+                    " (the steps and the checked properties; `{p}`, not checked, may fail to evaluate)"
+                ));
+            }
+            Outcome::safe(MODEL_ERRORS, why)
+        }
     });
     let mut stats = Stats::default();
     stats.push("states", explored as u64);

@@ -240,7 +240,7 @@ fn property_alarm(exp: &Explorer, fx: &ControlFixpoint, decider: &Decider, error
     let mut alarms = Vec::new();
     // A real run to a state where the property fails to evaluate: a model
     // error there, not an error of the property; a real counterexample
-    // found later wins over it.
+    // wins over it.
     let mut unevaluable = None;
     for ((g, k), cands) in fx.products() {
         // An evaluation error counts as an error state: refine, never
@@ -255,6 +255,10 @@ fn property_alarm(exp: &Explorer, fx: &ControlFixpoint, decider: &Decider, error
         for (choice, failed) in choices {
             if alarms.len() >= ALARMS_PER_ROUND {
                 break;
+            }
+            // Once a failure is real, only a real counterexample matters.
+            if failed.is_some() && unevaluable.is_some() {
+                continue;
             }
             let end: Vec<Option<u32>> = choice.iter().map(|&l| Some(l)).collect();
             let replays = (0..choice.len()).map(|t| {
@@ -273,9 +277,12 @@ fn property_alarm(exp: &Explorer, fx: &ControlFixpoint, decider: &Decider, error
             break;
         }
     }
-    match unevaluable {
-        Some(why) => Alarm::Unevaluable(why),
-        None => merge(alarms),
+    // Spurious paths left: refine them first, as a real counterexample
+    // (the property `unsafe` in `standard` too) may lie behind them; the
+    // real failure is met again next round.
+    match (merge(alarms), unevaluable) {
+        (Alarm::None, Some(why)) => Alarm::Unevaluable(why),
+        (a, _) => a,
     }
 }
 
