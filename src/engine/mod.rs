@@ -471,11 +471,8 @@ pub(crate) fn check(
 /// An abstract mode proves model-errors over the threads' steps; a checked
 /// property's own evaluation may fail too (a division by zero, an index out
 /// of bounds), which `standard` counts as a model error and these modes do
-/// not track. Where a checked property may fail (`access::may_fail`; the
-/// `deadlock` predicate's failures are its guards', which the steps
-/// evaluate too: a cooperative model's reads a waiting thread's guards no
-/// more than its steps do, `model/load/deadlock.rs`), a `safe` model-errors
-/// is withheld.
+/// not track. Where a checked property may fail
+/// (`Property::may_fail_to_evaluate`), a `safe` model-errors is withheld.
 fn withhold_model_errors_proof(prog: &Program, opts: &CheckOptions, report: &mut RunReport) {
     let fallible = selected_properties(prog, &opts.properties)
         .into_iter()
