@@ -24,6 +24,7 @@ mod keep_going;
 mod lipton;
 mod lipton_commute;
 mod por;
+mod por_cases;
 mod por_proviso;
 mod por_quiet;
 mod promela;

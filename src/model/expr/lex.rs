@@ -1,0 +1,120 @@
+//! The lexer of the expression language: tokens with their byte spans.
+
+use super::{ParseError, Span};
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Tok {
+    Int(i64),
+    Ident(String),
+    Sym(&'static str),
+    End,
+}
+
+impl fmt::Display for Tok {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Tok::Int(v) => write!(f, "number `{v}`"),
+            Tok::Ident(s) => write!(f, "name `{s}`"),
+            Tok::Sym(s) => write!(f, "`{s}`"),
+            Tok::End => write!(f, "end of expression"),
+        }
+    }
+}
+
+/// Longest symbols first, so that `<=` wins over `<`.
+const SYMBOLS: &[&str] = &[
+    ":=", "==", "!=", "<=", ">=", "&&", "||", "->", "<<", ">>", "+", "-", "*", "/", "%", "<", ">",
+    "!", "(", ")", "[", "]", "@", ".", ",", ":", ";", "&", "|", "^", "~",
+];
+
+pub(super) fn lex(src: &str) -> Result<Vec<(Tok, Span)>, ParseError> {
+    let bytes = src.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        if c.is_ascii_digit() {
+            while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
+                i += 1;
+            }
+            let text = &src[start..i];
+            // A location may be named by digits (`@2`): the parser decides.
+            let value = text.parse::<i64>().map_err(|_| {
+                let (message, label) = if text.bytes().all(|b| b.is_ascii_digit()) {
+                    (
+                        format!("the number `{text}` is too large"),
+                        "numbers are 64-bit signed integers",
+                    )
+                } else {
+                    (
+                        format!("`{text}` is not a number"),
+                        "expected a decimal integer",
+                    )
+                };
+                ParseError {
+                    message,
+                    span: Span::new(start, i),
+                    label: label.into(),
+                }
+            })?;
+            out.push((Tok::Int(value), Span::new(start, i)));
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == b'_' {
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            out.push((Tok::Ident(src[start..i].to_string()), Span::new(start, i)));
+            continue;
+        }
+        if let Some(sym) = SYMBOLS.iter().find(|s| src[i..].starts_with(**s)) {
+            i += sym.len();
+            out.push((Tok::Sym(sym), Span::new(start, i)));
+            continue;
+        }
+        let ch = src[i..].chars().next().unwrap_or('?');
+        let span = Span::new(i, i + ch.len_utf8());
+        if ch == '=' {
+            return Err(ParseError {
+                message: "`=` is not an operator: compare with `==`, assign with `:=`".into(),
+                span,
+                label: "use `==` or `:=`".into(),
+            });
+        }
+        let ascii = match ch {
+            '≤' => Some("<="),
+            '≥' => Some(">="),
+            '≠' => Some("!="),
+            '∧' => Some("&&"),
+            '∨' => Some("||"),
+            '¬' => Some("!"),
+            '→' | '⇒' => Some("->"),
+            '≔' => Some(":="),
+            '−' => Some("-"),
+            '×' => Some("*"),
+            _ => None,
+        };
+        return Err(ParseError {
+            message: format!("unexpected character `{ch}`"),
+            span,
+            label: match ascii {
+                Some(a) => format!("write `{a}`"),
+                None => "not part of the expression language".into(),
+            },
+        });
+    }
+    out.push((Tok::End, Span::new(src.len(), src.len())));
+    Ok(out)
+}
+
+/// Symbols are compared against the static table; this maps a borrowed
+/// symbol to its `'static` twin so `Tok::Sym` can be matched by value.
+pub(super) fn leak(sym: &str) -> &'static str {
+    SYMBOLS.iter().find(|s| **s == sym).copied().unwrap_or("")
+}
