@@ -14,14 +14,15 @@
 //! whose product grew, and only what grew (see `Cartesian::round`).
 //! Rendezvous post two components at once (`joint.rs`); `join.rs` unites
 //! posts into X, `origin.rs` keeps each element's first derivation for
-//! witnesses, and `report.rs` is what the shared tail of the abstract modes
-//! reads.
+//! witnesses, `report.rs` is what the shared tail of the abstract modes
+//! reads, and `query.rs` prints the invariant as the paper does.
 
 pub(crate) mod classes;
 mod entry;
 mod join;
 mod joint;
 pub(crate) mod origin;
+mod query;
 mod report;
 pub(crate) mod symmetric;
 mod symmetric_report;
@@ -29,10 +30,13 @@ mod symmetric_report;
 #[cfg(test)]
 pub(crate) use entry::run_classes;
 pub(crate) use entry::{Path, run, run_with};
+#[cfg(test)]
+pub(crate) use query::ProductValues;
+pub(crate) use query::abstract_product;
 
 use super::error::CheckError;
 use super::exceptions::{BitSet, ExceptionSet, Product, Subtraction};
-use super::result::{AbstractProduct, InvariantForm, Limit};
+use super::result::Limit;
 use super::{Budget, CheckOptions};
 use crate::program::ranges::Ranges;
 use crate::program::{Explorer, Program, Val};
@@ -85,10 +89,6 @@ fn checked_successors(
     }
     Some(succs)
 }
-
-/// A product as values: (global store, per-thread sets of local stores).
-#[cfg(test)]
-pub(crate) type ProductValues = (Vec<Val>, Vec<Vec<Vec<Val>>>);
 
 /// Where E comes from. `States` and `Empty` serve the differential tests
 /// today and are the seam a refinement loop starts from.
@@ -457,120 +457,6 @@ impl<'p> Cartesian<'p> {
         if !self.exp.prog.channels.is_empty() {
             self.post_joint(g, base, None, queue);
         }
-    }
-
-    /// Is the concrete state in γ_cart(X) ∪ E?
-    #[cfg(test)]
-    pub(crate) fn contains(&self, g: u32, ls: &[u32]) -> bool {
-        let in_x = self
-            .x
-            .get(&g)
-            .is_some_and(|p| p.iter().zip(ls).all(|(c, &l)| c.contains(l)));
-        in_x || self.exceptions.contains(g, ls)
-    }
-
-    /// Is the concrete state, given by values, in γ_cart(X) ∪ E?
-    #[cfg(test)]
-    pub(crate) fn contains_values(&self, g: &[Val], ls: &[Vec<Val>]) -> bool {
-        self.ids_of(g, ls)
-            .is_some_and(|(g, ids)| self.contains(g, &ids))
-    }
-
-    /// Is the concrete state, given by values, in E?
-    #[cfg(test)]
-    pub(crate) fn exceptions_contain_values(&self, g: &[Val], ls: &[Vec<Val>]) -> bool {
-        self.ids_of(g, ls)
-            .is_some_and(|(g, ids)| self.exceptions.contains(g, &ids))
-    }
-
-    /// The interned ids of a state given by values; `None` if some store
-    /// never occurred (then the state is in neither X nor E).
-    #[cfg(test)]
-    fn ids_of(&self, g: &[Val], ls: &[Vec<Val>]) -> Option<(u32, Vec<u32>)> {
-        let g = self.exp.globals.lookup(g)?;
-        let ids: Option<Vec<u32>> = ls
-            .iter()
-            .enumerate()
-            .map(|(t, l)| self.exp.locals[self.exp.template_id(t)].lookup(l))
-            .collect();
-        Some((g, ids?))
-    }
-
-    /// Thread t's states (g, l) in the Cartesian part, as values.
-    #[cfg(test)]
-    pub(crate) fn thread_states(&self, t: usize) -> FxHashSet<(Vec<Val>, Vec<Val>)> {
-        self.x
-            .iter()
-            .flat_map(|(g, p)| {
-                p[t].iter().map(move |l| {
-                    (
-                        self.exp.globals.get(*g).to_vec(),
-                        self.exp.local(t, l).to_vec(),
-                    )
-                })
-            })
-            .collect()
-    }
-
-    /// The products of the Cartesian part as values: (globals, per-thread
-    /// sets of local stores).
-    #[cfg(test)]
-    pub(crate) fn products(&self) -> Vec<ProductValues> {
-        self.x
-            .iter()
-            .map(|(g, p)| {
-                let comps = p
-                    .iter()
-                    .enumerate()
-                    .map(|(t, c)| c.iter().map(|l| self.exp.local(t, l).to_vec()).collect())
-                    .collect();
-                (self.exp.globals.get(*g).to_vec(), comps)
-            })
-            .collect()
-    }
-
-    fn product(&self, g: u32, p: &Product) -> AbstractProduct {
-        abstract_product(&self.exp, g, p)
-    }
-
-    /// The fixpoint as the paper prints it: per global store, a product;
-    /// then E; both ordered by global store.
-    pub(crate) fn invariant_form(&self) -> InvariantForm {
-        let mut gs: Vec<u32> = self.x.keys().copied().collect();
-        gs.sort_by(|a, b| self.exp.globals.get(*a).cmp(self.exp.globals.get(*b)));
-        let products = gs.iter().map(|&g| self.product(g, &self.x[&g])).collect();
-        let mut eg: Vec<u32> = self.exceptions.by_global.keys().copied().collect();
-        eg.sort_by(|a, b| self.exp.globals.get(*a).cmp(self.exp.globals.get(*b)));
-        let exceptions = eg
-            .iter()
-            .flat_map(|&g| {
-                self.exceptions
-                    .products(g)
-                    .iter()
-                    .map(move |p| self.product(g, p))
-            })
-            .collect();
-        InvariantForm::Cartesian {
-            products,
-            exceptions,
-        }
-    }
-}
-
-/// `{g} × p` as data.
-pub(crate) fn abstract_product(exp: &Explorer, g: u32, p: &Product) -> AbstractProduct {
-    let prog = exp.prog;
-    AbstractProduct {
-        global: prog.globals.render(exp.globals.get(g)),
-        threads: p
-            .iter()
-            .enumerate()
-            .map(|(t, c)| {
-                c.iter()
-                    .map(|l| prog.template_of(t).render_local(exp.local(t, l)))
-                    .collect()
-            })
-            .collect(),
     }
 }
 
