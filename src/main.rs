@@ -34,6 +34,15 @@ const INTERNAL_ERROR: u8 = 4;
 
 fn main() -> ExitCode {
     let started = std::time::Instant::now();
+    // Output piped into a reader that stops early (`weft convert m.dve |
+    // head`) ends weft quietly, as it ends `cat` or `spin`: Rust ignores
+    // SIGPIPE, so without this the first write after the reader left
+    // panicked and was reported as an internal error.
+    #[cfg(unix)]
+    // SAFETY: restores the default disposition before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     // A panic is a bug in weft: say so and ask for a report, instead of
     // leaving a Rust backtrace as the user's only output.

@@ -131,6 +131,36 @@ fn a_panic_is_an_internal_error_with_exit_code_4() {
     assert!(!stderr.contains("RUST_BACKTRACE"), "{stderr}");
 }
 
+/// A reader that leaves early (`| head`) ends weft quietly, as it ends
+/// `cat`: no internal error, no exit code 4 (it was both).
+#[cfg(unix)]
+#[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::{Command, Stdio};
+    // Several megabytes: far more than a pipe holds, so weft is still
+    // writing when the reader has gone.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(["gen", "philosophers", "--threads", "2000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGPIPE), "{status:?} {stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
+}
+
 /// Every file under `dir`, recursively, with one of `extensions`.
 fn files(dir: &Path, extensions: &[&str], out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {

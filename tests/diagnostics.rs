@@ -1077,3 +1077,14 @@ fn any_over_a_wide_range_is_refused_where_it_is_written() {
     );
     assert!(r.stderr.contains("transitions[1].do"), "{}", r.stderr);
 }
+
+/// A mistake in `--error EXPR` is placed in `--error`, the user's own
+/// text, as for a DVE model; it was placed at the model's
+/// `properties[0].error`, which holds another expression (found in an
+/// audit, 2026-11-28).
+#[test]
+fn an_error_option_mistake_is_placed_in_the_option() {
+    let r = run_model("error-option", |_| {}, &["--error", "lck == 1 && nope"]);
+    assert_expr_error(&r, "--error:1:13", "lck == 1 && nope", 12, &["nope"]);
+    assert!(!r.stderr.contains("properties[0]"), "{}", r.stderr);
+}

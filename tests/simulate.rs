@@ -119,6 +119,12 @@ fn simulation_proves_nothing_on_a_safe_model() {
         assert_eq!(l["stats"]["runs"], 20);
         assert_eq!(l["stats"]["steps"], 2000);
         assert_eq!(l["stats"]["stuck_runs"], 0);
+        // What to do next is a search: `weft simulate` takes no `--mode`.
+        let next = l["next_step"].as_str().unwrap();
+        assert!(
+            next.contains("`weft check`") && !next.contains("--mode"),
+            "{next}"
+        );
     }
 }
 
@@ -189,6 +195,15 @@ fn simulation_finds_a_run_time_error_and_it_replays() {
     let l = lines(&r);
     let me = l.iter().find(|l| l["property"] == "model-errors").unwrap();
     assert_eq!(me["verdict"], "unsafe");
+    // `never` was not checked further; simulated alone it would stop at the
+    // same run-time error (model-errors is always checked), so the next
+    // step is a search, not `--property never`.
+    let never = l.iter().find(|l| l["property"] == "never").unwrap();
+    let next = never["next_step"].as_str().unwrap();
+    assert!(
+        next.contains("`weft check`") && !next.contains("--property"),
+        "{next}"
+    );
     assert!(
         me["failure"]
             .as_str()

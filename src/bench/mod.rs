@@ -280,8 +280,13 @@ fn prepare(point: &Point, tmp: &Path) -> Result<Prepared, BenchError> {
         }
         Source::File(file) | Source::WithError { file, .. } => {
             // A weft/1 file says its name and expectations; a DVE file does not.
-            let value = std::fs::read_to_string(file)
-                .ok()
+            // Only a regular file of a sane size is read here: the child's
+            // loader reads the rest under its budgets and size cap (read
+            // here, `--model /dev/zero` filled the memory).
+            let small = std::fs::metadata(file).is_ok_and(|m| m.is_file() && m.len() <= 64 << 20);
+            let value = small
+                .then(|| std::fs::read_to_string(file).ok())
+                .flatten()
                 .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
             let name = value
                 .as_ref()

@@ -237,6 +237,9 @@ pub enum Suggestion {
     Continue,
     /// An internal error of weft: report the model.
     Report,
+    /// Search exhaustively (`weft check`, mode `standard`): after a
+    /// simulation, which cannot take `--mode`.
+    Search,
 }
 
 /// A budget that stopped a run, with its size.

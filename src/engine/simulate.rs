@@ -15,7 +15,7 @@ use super::concrete::{self, Move};
 use super::result::{NextStep, Suggestion};
 use super::result::{Outcome, SimulationReport, Stats, StuckState, Trace};
 use super::trace::{StateIds, StepIds};
-use super::{CheckError, MODEL_ERRORS, Mode, check_property_names, selected_properties};
+use super::{CheckError, MODEL_ERRORS, check_property_names, selected_properties};
 use crate::program::{Explorer, Program};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{Rng, SeedableRng};
@@ -201,7 +201,7 @@ fn outcomes(
     }) = found
     else {
         // Only an exhaustive search decides.
-        let search = || NextStep::new(Suggestion::Mode(Mode::Standard));
+        let search = || NextStep::new(Suggestion::Search);
         let mut out: Vec<Outcome> = props
             .iter()
             .map(|&p| Outcome::unknown(&prog.properties[p].name, nothing.clone(), search()))
@@ -222,6 +222,10 @@ fn outcomes(
                     format!("an error state is reached {at}"),
                     trace.clone(),
                 )
+            } else if failure.is_some() {
+                // Every simulation checks model-errors: alone, `name` would
+                // stop at the same run-time error.
+                Outcome::unknown(name, stopped.clone(), NextStep::new(Suggestion::Search))
             } else {
                 Outcome::unknown(name, stopped.clone(), alone(name))
             }
@@ -243,11 +247,7 @@ fn outcomes(
             .iter()
             .any(|&p| prog.properties[p].may_fail_to_evaluate()) =>
         {
-            Outcome::unknown(
-                MODEL_ERRORS,
-                stopped,
-                NextStep::new(Suggestion::Mode(Mode::Standard)),
-            )
+            Outcome::unknown(MODEL_ERRORS, stopped, NextStep::new(Suggestion::Search))
         }
         None => Outcome::unknown(MODEL_ERRORS, stopped, alone(MODEL_ERRORS)),
     });

@@ -115,17 +115,32 @@ pub(crate) fn did_you_mean<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<String> {
+    let limit = |n: usize, m: usize| (n.max(m) / 3).max(1);
+    let n = name.chars().count();
+    if n > MAX_SUGGESTED_LEN {
+        return None;
+    }
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
+        let m = c.chars().count();
+        // The distance is at least the difference in length: a name that
+        // far off could not be suggested anyway.
+        if m > MAX_SUGGESTED_LEN || n.abs_diff(m) > limit(n, m) {
+            continue;
+        }
         let d = edit_distance(name, c);
         if best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, c));
         }
     }
     let (d, c) = best?;
-    let limit = (name.chars().count().max(c.chars().count()) / 3).max(1);
-    (d <= limit).then(|| c.to_string())
+    (d <= limit(n, c.chars().count())).then(|| c.to_string())
 }
+
+/// Names longer than this get no suggestion, and are suggested for none:
+/// the distance table is quadratic in the names' length (two names of
+/// 50,000 characters asked for 20 GB to print one error).
+const MAX_SUGGESTED_LEN: usize = 64;
 
 /// Edit distance counting a swap of two adjacent characters as one edit
 /// (optimal string alignment), so `trun` is one typo away from `turn`.
@@ -155,6 +170,20 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_names_get_no_suggestion() {
+        // One typo away, but past the length where the distance is computed.
+        let long = "v".repeat(MAX_SUGGESTED_LEN + 1);
+        let typo = format!("{}x", &long[1..]);
+        assert_eq!(did_you_mean(&typo, [long.as_str(), "w"]), None);
+        let near = "v".repeat(MAX_SUGGESTED_LEN);
+        let typo = format!("{}x", &near[1..]);
+        assert_eq!(
+            did_you_mean(&typo, [near.as_str()]).as_deref(),
+            Some(near.as_str())
+        );
+    }
 
     #[test]
     fn suggestions_are_close_names_only() {

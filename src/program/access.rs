@@ -321,8 +321,10 @@ pub(crate) fn reachable_transitions(tpl: &Template, start: usize) -> Vec<u32> {
 }
 
 /// May `e` fail to evaluate? An index that is not a constant, a division
-/// or remainder, a shift, a negation, or arithmetic whose operands' bound
-/// (values are 32-bit, constants as written) may overflow 64 bits.
+/// or remainder by what is not a constant other than 0, a left shift, a
+/// right shift by what is not a constant in 0..63, a negation, or
+/// arithmetic whose operands' bound (values are 32-bit, constants as
+/// written) may overflow 64 bits.
 pub(crate) fn may_fail(e: &CExpr) -> bool {
     fn bound(e: &CExpr) -> Option<u128> {
         const VALUE: u128 = 1 << 31;
@@ -353,6 +355,10 @@ pub(crate) fn may_fail(e: &CExpr) -> bool {
                         2 * x.max(y)
                     }
                     BinOp::Mul => x.saturating_mul(y),
+                    // By a constant that is not 0 (the only failure left,
+                    // i64::MIN / -1, is out of the bound): `(g + 1) % 3`.
+                    BinOp::Div | BinOp::Rem if matches!(**b, CExpr::Const(k) if k != 0) => x,
+                    BinOp::Shr if matches!(**b, CExpr::Const(k) if (0..63).contains(&k)) => x,
                     BinOp::Div | BinOp::Rem | BinOp::Shl | BinOp::Shr => return None,
                     _ => 1,
                 }

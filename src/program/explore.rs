@@ -6,7 +6,7 @@ use super::blocks::Boundaries;
 use super::dense_memo::DenseMemo;
 pub(crate) use super::interner::Interner;
 use super::rendezvous::Offers;
-use super::{Action, CExpr, Ctx, EvalError, Program, Target, Val};
+use super::{Action, CExpr, Ctx, EvalError, Program, SyncOp, Target, Val};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
@@ -531,7 +531,11 @@ pub(crate) fn execute(
 
 /// Runs action `a`, its right-hand side replaced by `value` when one is
 /// given (a receive's target gets the value its sender offered), then
-/// `rest` (as `execute`).
+/// `rest` (as `execute`). A loop over the actions, not a recursion per
+/// action: a `do` of 20,000 assignments overflowed the stack. It recurses
+/// only where `any` forks (one level per `any` with two values or more,
+/// and the successors double at each: the stack is not what runs out).
+/// The stores are as they were on return, also after an error.
 pub(crate) fn assign_then(
     (a, value): (&Action, Option<i64>),
     rest: &[Action],
@@ -539,48 +543,78 @@ pub(crate) fn assign_then(
     (g, l): (&mut Vec<Val>, &mut Vec<Val>),
     out: &mut Vec<(Vec<Val>, Vec<Val>)>,
 ) -> Result<(), EvalError> {
-    let ctx = Ctx {
-        g,
-        tid,
-        template,
-        l,
-        state: None,
-        terms: &[],
-    };
-    let (is_global, slot) = match &a.target {
-        Target::Global(s) => (true, *s),
-        Target::Local(s) => (false, *s),
-        Target::GlobalCell(base, len, i) => (true, base + cell(i, *len, &a.var, &ctx)?),
-        Target::LocalCell(base, len, i) => (false, base + cell(i, *len, &a.var, &ctx)?),
-    };
-    // The values the target takes: one, or every value of its domain
-    // (`any`). A range, not a list: this runs for every action fired.
-    let values = match value
-        .map(Ok)
-        .or_else(|| a.rhs.as_ref().map(|e| e.eval(&ctx)))
-    {
-        Some(v) => {
-            let v = v?;
-            if !a.domain.contains(v) {
-                return Err(EvalError::new(format!(
-                    "assignment out of range: `{}` gets {v}, outside its domain {}",
-                    a.var,
-                    a.domain.describe()
-                )));
-            }
-            v..=v
-        }
-        None => a.domain.min..=a.domain.max,
-    };
-    for v in values {
-        let store = if is_global { &mut *g } else { &mut *l };
-        let old = store[slot as usize];
-        store[slot as usize] = v as Val;
-        execute(rest, tid, template, g, l, out)?;
+    // The assignments made here, to undo: (global?, slot, old value).
+    let mut undo: Vec<(bool, u32, Val)> = Vec::new();
+    let result = assign_in_order((a, value), rest, (tid, template), (g, l), out, &mut undo);
+    for (is_global, slot, old) in undo.into_iter().rev() {
         let store = if is_global { &mut *g } else { &mut *l };
         store[slot as usize] = old;
     }
-    Ok(())
+    result
+}
+
+/// `assign_then`'s loop; each assignment's old value goes to `undo`.
+fn assign_in_order(
+    (mut a, mut value): (&Action, Option<i64>),
+    mut rest: &[Action],
+    (tid, template): (i64, usize),
+    (g, l): (&mut Vec<Val>, &mut Vec<Val>),
+    out: &mut Vec<(Vec<Val>, Vec<Val>)>,
+    undo: &mut Vec<(bool, u32, Val)>,
+) -> Result<(), EvalError> {
+    loop {
+        let ctx = Ctx {
+            g,
+            tid,
+            template,
+            l,
+            state: None,
+            terms: &[],
+        };
+        let (is_global, slot) = match &a.target {
+            Target::Global(s) => (true, *s),
+            Target::Local(s) => (false, *s),
+            Target::GlobalCell(base, len, i) => (true, base + cell(i, *len, &a.var, &ctx)?),
+            Target::LocalCell(base, len, i) => (false, base + cell(i, *len, &a.var, &ctx)?),
+        };
+        // The values the target takes: one, or every value of its domain
+        // (`any`). A range, not a list: this runs for every action fired.
+        let values = match value
+            .map(Ok)
+            .or_else(|| a.rhs.as_ref().map(|e| e.eval(&ctx)))
+        {
+            Some(v) => {
+                let v = v?;
+                if !a.domain.contains(v) {
+                    return Err(EvalError::new(format!(
+                        "assignment out of range: `{}` gets {v}, outside its domain {}",
+                        a.var,
+                        a.domain.describe()
+                    )));
+                }
+                v..=v
+            }
+            None => a.domain.min..=a.domain.max,
+        };
+        let store = if is_global { &mut *g } else { &mut *l };
+        undo.push((is_global, slot, store[slot as usize]));
+        if values.start() == values.end() {
+            store[slot as usize] = *values.start() as Val;
+            let Some((next, more)) = rest.split_first() else {
+                out.push((g.clone(), l.clone()));
+                return Ok(());
+            };
+            (a, value, rest) = (next, None, more);
+            continue;
+        }
+        // `any`: each value, and the rest after it (which undoes its own).
+        for v in values {
+            let store = if is_global { &mut *g } else { &mut *l };
+            store[slot as usize] = v as Val;
+            execute(rest, tid, template, g, l, out)?;
+        }
+        return Ok(());
+    }
 }
 
 fn cell(i: &CExpr, len: u32, name: &str, ctx: &Ctx) -> Result<u32, EvalError> {
@@ -593,7 +627,11 @@ fn cell(i: &CExpr, len: u32, name: &str, ctx: &Ctx) -> Result<u32, EvalError> {
     Ok(v as u32)
 }
 
-/// Does any transition of the template read `tid`?
+/// Does any transition of the template read `tid`: in its guard, its
+/// assignments, the value it sends or the cell it receives into? (A
+/// template that does not is one class of the memo, and its instances are
+/// interchangeable for symmetry; a send of `tid` missed here once gave
+/// every instance the first one's offer.)
 pub(crate) fn uses_tid(t: &super::Template) -> bool {
     let mut found = false;
     let mut check = |e: &CExpr| {
@@ -604,10 +642,21 @@ pub(crate) fn uses_tid(t: &super::Template) -> bool {
         })
     };
     for tr in &t.transitions {
+        let target = match &tr.sync {
+            Some(SyncOp::Send { value: Some(e), .. }) => {
+                check(e);
+                None
+            }
+            Some(SyncOp::Recv { target, .. }) => target.as_ref(),
+            _ => None,
+        };
         if let Some(e) = &tr.guard {
             check(e);
         }
-        for a in &tr.actions {
+        if let Some(e) = &tr.assert {
+            check(e);
+        }
+        for a in tr.actions.iter().chain(target) {
             if let Some(e) = &a.rhs {
                 check(e);
             }

@@ -60,14 +60,35 @@ pub(super) enum Candidate {
     NotAModel(String),
 }
 
-/// Sorts `path` without loading it. DVE files and anything unreadable or
-/// not valid JSON are `Model` (the loader reports their problems).
+/// The largest file `classify` reads: any real companion is far smaller.
+/// A larger file, or one that is not a regular file (a device, a FIFO, a
+/// symbolic link to one), goes to the loader unread, which reads it under
+/// the run's budgets and size cap and says what is wrong with it; read
+/// here, `/dev/zero` named `x.json` would be read until memory ran out.
+const CLASSIFY_MAX_BYTES: u64 = 64 << 20;
+
+/// Sorts `path` without loading it. DVE files and anything unreadable,
+/// large, not a regular file or not valid JSON are `Model` (the loader
+/// reports their problems).
 pub(super) fn classify(path: &Path) -> Candidate {
+    classify_up_to(path, CLASSIFY_MAX_BYTES)
+}
+
+/// As `classify`, reading files of at most `max` bytes.
+fn classify_up_to(path: &Path, max: u64) -> Candidate {
     if path.extension().and_then(|e| e.to_str()) == Some("dve") {
         return Candidate::Model;
     }
-    match std::fs::read_to_string(path) {
-        Ok(text) => classify_text(&text),
+    let readable = std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() <= max);
+    if !readable {
+        return Candidate::Model;
+    }
+    // A file grown since `metadata` is read only up to the cap.
+    let mut text = String::new();
+    let read = std::fs::File::open(path)
+        .and_then(|f| std::io::Read::read_to_string(&mut std::io::Read::take(f, max), &mut text));
+    match read {
+        Ok(_) => classify_text(&text),
         Err(_) => Candidate::Model,
     }
 }
@@ -120,6 +141,23 @@ mod tests {
         );
         assert_eq!(classify_text(r#"{"expect": {}}"#), Candidate::Model);
         assert_eq!(classify_text(r#"{"name": "a", "#), Candidate::Model);
+    }
+
+    #[test]
+    fn large_files_and_devices_go_to_the_loader_unread() {
+        let dir = std::env::temp_dir().join(format!("weft-classify-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let array = dir.join("array.json");
+        std::fs::write(&array, format!("[]{}", " ".repeat(100))).unwrap();
+        assert!(matches!(
+            classify_up_to(&array, 200),
+            Candidate::NotAModel(_)
+        ));
+        assert_eq!(classify_up_to(&array, 50), Candidate::Model);
+        // Unread: read, it would never end (and a JSON scalar of zeros
+        // is not what it is meant to be).
+        assert_eq!(classify(Path::new("/dev/zero")), Candidate::Model);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

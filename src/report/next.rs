@@ -45,6 +45,7 @@ fn suggestion(s: &Suggestion) -> String {
         Suggestion::Continue => {
             "add `--continue` (searches on after the first violations)".to_string()
         }
+        Suggestion::Search => "search exhaustively with `weft check` (mode standard)".into(),
         Suggestion::Report => {
             "report this model to weft's authors (an internal error stopped the run)".into()
         }
@@ -120,6 +121,7 @@ mod tests {
                 Suggestion::Alone("model-errors".into()),
                 "`--property model-errors`",
             ),
+            (Suggestion::Search, "`weft check`"),
         ];
         for (s, words) in cases {
             let text = suggestion(&s);

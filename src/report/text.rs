@@ -10,6 +10,9 @@ use crate::engine::result::{
 use crate::program::{Layout, Val};
 use serde_json::Value;
 
+/// The widest a trace step's `thread "transition"` column is padded to.
+const MAX_STEP_WIDTH: usize = 120;
+
 pub(super) fn run(r: &RunReport) -> String {
     let mut out = format!("weft: model {}, mode {}\n", r.model, r.mode.name());
     if let Some(b) = &r.blocks {
@@ -113,7 +116,9 @@ pub(super) fn trace(t: &Trace) -> String {
         .map(|s| s.thread.len() + s.transition.len() + 3)
         .max()
         .unwrap_or(0)
-        .max(13);
+        // Past a line's width, aligning is no help (and Rust's formatter
+        // refuses a width over 65,535: a long label panicked here).
+        .clamp(13, MAX_STEP_WIDTH);
     out.push_str(&format!(
         "    0  {:<width$} {}  | {}\n",
         "initial state",

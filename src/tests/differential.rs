@@ -50,9 +50,21 @@ const ERRORS: &[&str] = &[
 
 /// Rendezvous on the channels c0 and c1. `c0!g1` can send 2 into the
 /// local k (0..1): a run-time model error when it meets `c0?k`. `c1!`
-/// sends no value: `c1?g0` then leaves g0 as it was.
+/// sends no value: `c1?g0` then leaves g0 as it was. The sends of `tid`
+/// differ between instances of one template (the abstract modes once
+/// gave every instance the first one's offer).
 const SYNCS: &[&str] = &[
-    "c0!", "c0!k", "c0!g1", "c1!", "c1!1 - k", "c0?", "c0?k", "c0?k", "c1?g0",
+    "c0!",
+    "c0!k",
+    "c0!g1",
+    "c1!",
+    "c1!1 - k",
+    "c0?",
+    "c0?k",
+    "c0?k",
+    "c1?g0",
+    "c1!tid % 3",
+    "c0!tid % 2",
 ];
 
 /// A transition; with `channels`, one in four is a rendezvous.

@@ -222,6 +222,35 @@ fn every_mode_decides_the_handshake_and_refines_the_glued_state_away() {
     replay_unsafe(&prog, &r);
 }
 
+/// Three instances of one template each send their own `tid`: only the
+/// third's (4, counting the receiver) makes `got == 4`, in one step. The
+/// abstract modes once shared the offers of a template's instances (its
+/// memo class, `uses_tid`, looked at guards and assignments only), so every
+/// instance sent the first one's `tid` and `cartesian-exc`, `refine` and
+/// `thread-modular` all said `safe`.
+#[test]
+fn each_instance_sends_its_own_tid() {
+    use Verdict::{Safe, Unknown, Unsafe};
+    let prog = common::load_value(&json!({
+        "name": "send-tid", "channels": ["req"],
+        "globals": {"got": {"type": "int", "min": 0, "max": 7}},
+        "threads": [
+            {"name": "s", "start": "r", "locals": {"x": {"type": "int", "min": 0, "max": 7}},
+             "transitions": [{"from": "r", "to": "r", "sync": "req?x", "do": "got := x"}]},
+            {"name": "c", "count": 3, "start": "i",
+             "transitions": [{"from": "i", "to": "w", "sync": "req!tid", "label": "send"}]}],
+        "properties": [{"name": "p", "error": "got == 4"}]
+    }));
+    // p (model-errors, `unknown` where the search stops early, aside).
+    assert_eq!(outcomes(&prog, Mode::Standard)[0], Unsafe);
+    for mode in [Mode::ThreadModular, Mode::CartesianExc] {
+        assert_eq!(outcomes(&prog, mode), [Unknown, Safe], "{mode:?}");
+    }
+    let r = engine::check(&prog, Mode::Refine, &CheckOptions::default()).unwrap();
+    assert_eq!(r.outcomes[0].verdict, Unsafe, "{}", r.to_text());
+    replay_unsafe(&prog, &r);
+}
+
 /// Every unsafe outcome's trace replays against the model.
 fn replay_unsafe(prog: &Program, r: &crate::RunReport) {
     let lines = r.to_json_lines();

@@ -93,7 +93,7 @@ fn generated_traces_exercise_rendezvous_and_run_time_errors() {
     use proptest::strategy::ValueTree;
     let mut runner = proptest::test_runner::TestRunner::deterministic();
     let (mut traces, mut joint, mut failures, mut simulated) = (0, 0, 0, 0);
-    for seed in 0..300 {
+    for seed in 0..400 {
         let m = model().new_tree(&mut runner).unwrap().current();
         let prog = common::load_value(&m);
         let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();

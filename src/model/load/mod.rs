@@ -87,6 +87,12 @@ fn load_any_with_names(
     let (mut prog, names) = match (loaded, map) {
         (Ok(p), _) => p,
         (Err(d), Some(map)) => return Err(map.relocate(d)),
+        // The --error expression: the user's own text, positions intact,
+        // not the model file's `properties[0]` it stands in for.
+        (Err(mut d), None) if error.is_some() && d.path.starts_with("properties[0]") => {
+            d.path = "--error".into();
+            return Err(d);
+        }
         (Err(d), None) => return Err(d),
     };
     prog.warnings.splice(0..0, warnings);

@@ -376,6 +376,10 @@ impl<'a> Loader<'a> {
         let scope = Scope::Thread(ti);
         let locals = &self.names.templates[ti].locals;
         let mut out = Vec::new();
+        // Successors of one step: the product of the `any` domains so far
+        // (`weft simulate` materialises them all; 40 bools as `any` asked
+        // for 2^40).
+        let mut fan_out: i128 = 1;
         for a in assigns {
             let (name, nspan, idx) = match &a.target.kind {
                 ExprKind::Name(n) => (n.clone(), a.target.span, None),
@@ -475,6 +479,16 @@ impl<'a> Loader<'a> {
                                 var.domain.describe()
                             ),
                             "narrow the variable's range",
+                        ));
+                    }
+                    fan_out *= values;
+                    if fan_out > MAX_ANY_VALUES {
+                        return Err(r.src.err(
+                            *span,
+                            format!(
+                                "the `any` assignments of this `do` give {fan_out} successors together, here; at most {MAX_ANY_VALUES} per step are supported"
+                            ),
+                            "split the choice over several steps",
                         ));
                     }
                     None
