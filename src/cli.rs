@@ -196,7 +196,7 @@ pub enum FamilyArg {
 
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {
-    /// The model file (weft/1 JSON).
+    /// The model file (weft/1 JSON or DVE).
     pub model: PathBuf,
     /// standard (exact), thread-modular (Flanagan-Qadeer), cartesian-exc
     /// (Malkis-Podelski-Rybalchenko) or refine (cartesian-exc refined
@@ -220,7 +220,7 @@ pub struct CheckArgs {
     pub timeout: Option<f64>,
     /// Stop with `unknown` when resident memory reaches this many MiB
     /// (default: 80% of physical memory).
-    #[arg(long, value_name = "MIB")]
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_memory: Option<u64>,
     /// Symmetry reduction of interchangeable threads (standard only).
     #[arg(long)]

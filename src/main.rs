@@ -151,6 +151,11 @@ fn run(cli: Cli, started: std::time::Instant) -> Result<u8, Failure> {
                     mode.name()
                 );
             }
+            if args.show == Some(Show::Invariant) && mode == Mode::Standard {
+                eprintln!(
+                    "warning: --show invariant shows the abstract modes' fixpoint; mode standard has none (its answer is the reachable states)"
+                );
+            }
             if args.save_exceptions.is_some() && mode != Mode::Refine {
                 return Err(Failure::Message(
                     "error: --save-exceptions applies to --mode refine only".into(),

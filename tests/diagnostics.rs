@@ -1088,3 +1088,27 @@ fn an_error_option_mistake_is_placed_in_the_option() {
     assert_expr_error(&r, "--error:1:13", "lck == 1 && nope", 12, &["nope"]);
     assert!(!r.stderr.contains("properties[0]"), "{}", r.stderr);
 }
+
+/// Found in an audit (2026-11-28): `--max-memory 0` was accepted (and ended
+/// `unknown`) where `--max-states 0` and `--timeout 0` are usage errors;
+/// `--show invariant` in mode standard was ignored without a word.
+#[test]
+fn a_zero_memory_budget_is_refused_and_an_ignored_show_is_said() {
+    let r = run_model("zero-memory", |_| {}, &["--max-memory", "0"]);
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
+    assert!(r.stderr.contains("--max-memory"), "{}", r.stderr);
+    let r = run_model("show-standard", |_| {}, &["--show", "invariant"]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("warning: --show invariant shows the abstract modes' fixpoint"),
+        "{}",
+        r.stderr
+    );
+    let r = run_model(
+        "show-cartesian",
+        |_| {},
+        &["--show", "invariant", "--mode", "cartesian-exc"],
+    );
+    assert!(!r.stderr.contains("warning"), "{}", r.stderr);
+}

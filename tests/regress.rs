@@ -352,6 +352,11 @@ fn a_timeout_per_run_gives_unknown_which_fails_a_safe_expectation() {
         text.contains("[standard] expected safe, got unknown") && text.contains("budget of"),
         "{text}"
     );
+    // Each `unknown` says what to try, as `weft check` does.
+    assert!(
+        text.contains("\n          next: ") && text.contains("`--timeout`"),
+        "{text}"
+    );
     // cartesian-exc proves it within the same budget.
     assert!(
         text.contains("ok    ") && text.contains("[cartesian-exc] safe"),

@@ -71,6 +71,8 @@ pub(crate) struct PropertyResult {
     pub(crate) property: String,
     pub(crate) verdict: Verdict,
     pub(crate) reason: String,
+    /// What to try next, for an `unknown` (as `weft check`'s `next:`).
+    pub(crate) next: Option<String>,
 }
 
 /// One line of the report: a (model, mode), or a whole file when it was
@@ -266,6 +268,7 @@ fn check_one(file: &str, model: &Model, mode: Mode, want: Verdict, opts: &CheckO
                     property: o.property.clone(),
                     verdict: o.verdict,
                     reason: o.reason.clone(),
+                    next: o.next_step.as_ref().map(|n| n.to_string()),
                 })
                 .collect();
             // The properties that make the overall verdict what it is.

@@ -34,6 +34,9 @@ pub(crate) fn text_line(r: &Record) -> String {
                     p.verdict.name(),
                     p.reason
                 ));
+                if let Some(next) = &p.next {
+                    out.push_str(&format!("\n          next: {next}"));
+                }
             }
             out
         }
@@ -58,7 +61,7 @@ pub(crate) fn json_line(r: &Record) -> String {
     let properties: Vec<Value> = r
         .properties
         .iter()
-        .map(|p| json!({"property": p.property, "verdict": p.verdict.name(), "reason": p.reason}))
+        .map(|p| json!({"property": p.property, "verdict": p.verdict.name(), "reason": p.reason, "next_step": p.next}))
         .collect();
     json!({
         "file": r.file,
