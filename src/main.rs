@@ -1,14 +1,14 @@
 //! The `weft` command: parses the command line (`cli`), calls the library
 //! facade, prints the rendered report and sets the exit code.
 
+mod bench_command;
 mod cli;
 mod regress;
 mod watchdog;
 
 use clap::Parser;
 use cli::{
-    BenchArgs, Cli, Command, ConvertTo, FamilyArg, Format, GenFamily, ModeArg, Preset, RefineArg,
-    ReplayArgs, Show, SimulateArgs,
+    Cli, Command, ConvertTo, Format, GenFamily, ModeArg, RefineArg, ReplayArgs, Show, SimulateArgs,
 };
 use std::path::Path;
 use std::process::ExitCode;
@@ -213,6 +213,7 @@ fn run(cli: Cli, started: std::time::Instant) -> Result<u8, Failure> {
                 std::fs::write(path, text + "\n").map_err(|e| {
                     Failure::Message(format!("error: cannot write {}: {e}", path.display()))
                 })?;
+                warn_partial_exceptions(&report);
             }
             match args.format {
                 Format::Text => print!("{}", report.to_text()),
@@ -270,7 +271,7 @@ fn run(cli: Cli, started: std::time::Instant) -> Result<u8, Failure> {
             );
             Ok(0)
         }
-        Command::Bench(args) => bench(args),
+        Command::Bench(args) => bench_command::bench(args),
     }
 }
 
@@ -460,126 +461,38 @@ fn mode_of(m: ModeArg) -> Mode {
     }
 }
 
-fn bench(args: BenchArgs) -> Result<u8, Failure> {
-    use weft::bench::{Family, Grid};
-    if !args.only.is_empty() && args.preset != Some(Preset::Refine) {
-        return Err(Failure::Message(
-            "error: --only applies to --preset refine".into(),
-        ));
+/// `--save-exceptions` after a run that did not prove every property: the
+/// set written is E where the run stopped (at a counterexample, or a
+/// budget), not an invariant, and may not re-prove even the properties the
+/// run proved; a run of those alone saves one that does (found by fuzzing,
+/// 2026-11-28).
+fn warn_partial_exceptions(report: &weft::RunReport) {
+    let (proved, other): (Vec<_>, Vec<_>) = report
+        .outcomes
+        .iter()
+        .partition(|o| o.verdict == weft::Verdict::Safe);
+    if other.is_empty() {
+        return;
     }
-    let grid = match args.preset {
-        Some(Preset::Fig4) => Grid::fig4(),
-        Some(Preset::Storage) => Grid::storage(),
-        Some(Preset::Symmetry) => Grid::symmetry(),
-        Some(Preset::Refine) => {
-            Grid::refine(&refine_root()).map_err(|e| Failure::Message(e.to_string()))?
-        }
-        None => {
-            let families: Vec<Family> = args
-                .family
-                .iter()
-                .map(|f| match f {
-                    FamilyArg::Lock => Family::Lock,
-                    FamilyArg::Simple => Family::Simple,
-                    FamilyArg::SimpleBool => Family::SimpleBool,
-                })
-                .collect();
-            let modes: Vec<Mode> = args.modes.iter().map(|&m| mode_of(m)).collect();
-            Grid::new(
-                &families,
-                &args.models,
-                &args.threads,
-                &args.sections,
-                &modes,
-            )
-            .map_err(|e| Failure::Message(e.to_string()))?
-        }
-    };
-    let grid = if args.symmetry {
-        grid.with_symmetry()
+    let not: Vec<String> = other
+        .iter()
+        .map(|o| format!("{}: {}", o.property, o.verdict.name()))
+        .collect();
+    let alone: Vec<String> = proved
+        .iter()
+        .filter(|o| o.property != weft::MODEL_ERRORS)
+        .map(|o| format!("--property {}", o.property))
+        .collect();
+    let hint = if alone.is_empty() {
+        String::new()
     } else {
-        grid
+        format!(
+            "; to save a set that re-proves the proved properties, run them alone (`{}`)",
+            alone.join(" ")
+        )
     };
-    let exe = std::env::current_exe()
-        .map_err(|e| Failure::Message(format!("error: cannot find the weft binary to run: {e}")))?;
-    let command = std::iter::once("weft".to_string())
-        .chain(std::env::args().skip(1).map(|a| {
-            if a.is_empty() || a.contains(|c: char| c.is_whitespace() || c == '\'') {
-                format!("'{}'", a.replace('\'', "'\\''"))
-            } else {
-                a
-            }
-        }))
-        .collect::<Vec<_>>()
-        .join(" ");
-    let cfg = weft::bench::BenchConfig {
-        grid,
-        repeat: args.repeat,
-        limits: weft::bench::Limits {
-            timeout_s: args.timeout.unwrap_or(match args.preset {
-                Some(Preset::Refine | Preset::Storage | Preset::Symmetry) => 60.0,
-                _ => 10.0,
-            }),
-            max_memory_mib: args.max_memory,
-            max_states: args.max_states,
-        },
-        // The default of `weft check --jobs`: one worker per core.
-        jobs: args.jobs.unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map(|n| u16::try_from(n.get()).unwrap_or(u16::MAX))
-                .unwrap_or(1)
-        }),
-        out: args.out,
-        quiet: args.quiet,
-        preset: args.preset.map(|p| {
-            match p {
-                Preset::Fig4 => "fig4",
-                Preset::Refine => weft::bench::REFINE_PRESET,
-                Preset::Storage => "storage",
-                Preset::Symmetry => "symmetry",
-            }
-            .to_string()
-        }),
-        only: args.only,
-        command,
-        exe,
-    };
-    let outcome = weft::bench::run(&cfg).map_err(|e| Failure::Message(e.to_string()))?;
-    let errors = outcome.failures();
-    if weft::bench::progress_shown(args.quiet) {
-        let files: Vec<String> = outcome
-            .files
-            .iter()
-            .map(|f| f.display().to_string())
-            .collect();
-        eprintln!(
-            "{} points in {:.1} s; wrote {}",
-            outcome.records.len(),
-            outcome.wall_s,
-            files.join(", ")
-        );
-    }
-    for r in &errors {
-        eprintln!("error: {}: {}", r.label(), r.reason());
-    }
-    for d in &outcome.disagreements {
-        eprintln!("error: verdict disagreement: {d}");
-    }
-    Ok(if errors.is_empty() && outcome.disagreements.is_empty() {
-        0
-    } else {
-        1
-    })
-}
-
-/// Where the refine preset finds models/ and tests/data/beem/dve/: the
-/// current folder when it has them (paths in the report stay relative),
-/// else the repository this binary was built from.
-fn refine_root() -> std::path::PathBuf {
-    let here = Path::new(".");
-    if here.join("models").is_dir() && here.join("tests/data/beem/dve").is_dir() {
-        std::path::PathBuf::new()
-    } else {
-        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-    }
+    eprintln!(
+        "warning: --save-exceptions: the run did not prove every property ({}), so the set written is where it stopped and may not re-prove even the others{hint}",
+        not.join(", ")
+    );
 }

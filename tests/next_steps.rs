@@ -474,3 +474,74 @@ fn the_exception_set_section_shows_what_weft_prints() {
     }
     assert_eq!(checked, 3);
 }
+
+/// `--save-exceptions` after a run with a counterexample: the set written
+/// is E where the run stopped, which here does not re-prove P0 although
+/// the run proved it (found by fuzzing, 2026-11-28). The run says so, and
+/// following its advice saves a set that does.
+#[test]
+fn a_partial_exception_set_is_said_and_the_advice_works() {
+    let model = root().join("tests/data/refine/mixed-verdicts.json");
+    let model = model.to_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("e.json");
+    let saved = saved.to_str().unwrap();
+    let out = weft()
+        .args([
+            "check",
+            model,
+            "--mode",
+            "refine",
+            "--save-exceptions",
+            saved,
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stdout.contains("P0: safe") && stdout.contains("P2: UNSAFE"),
+        "{stdout}"
+    );
+    let advice = "run them alone (`--property P0 --property P1`)";
+    assert!(
+        stderr.contains("the run did not prove every property (P2: unsafe)")
+            && stderr.contains(advice),
+        "{stderr}"
+    );
+    let reprove = |args: &[&str]| {
+        let out = weft()
+            .args([
+                "check",
+                model,
+                "--mode",
+                "cartesian-exc",
+                "--exceptions",
+                saved,
+            ])
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    // The warning is needed: this set does not re-prove P0.
+    assert!(reprove(&[]).contains("P0: unknown"));
+    let out = weft()
+        .args([
+            "check",
+            model,
+            "--mode",
+            "refine",
+            "--save-exceptions",
+            saved,
+        ])
+        .args(["--property", "P0", "--property", "P1"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).is_empty());
+    let text = reprove(&["--property", "P0", "--property", "P1"]);
+    assert!(
+        text.contains("P0: safe") && text.contains("P1: safe"),
+        "{text}"
+    );
+}
