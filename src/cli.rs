@@ -74,7 +74,7 @@ pub enum Command {
         #[arg(value_name = "PATH")]
         path: PathBuf,
         /// Per (model, mode): stop with `unknown` after this many states.
-        #[arg(long)]
+        #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
         max_states: Option<usize>,
         /// Per (model, mode): stop with `unknown` after this many seconds
         /// (an `unknown` where `expect` says safe or unsafe fails).

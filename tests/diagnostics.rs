@@ -1097,6 +1097,9 @@ fn a_zero_memory_budget_is_refused_and_an_ignored_show_is_said() {
     let r = run_model("zero-memory", |_| {}, &["--max-memory", "0"]);
     assert_eq!(r.code, Some(2), "{}", r.stderr);
     assert!(r.stderr.contains("--max-memory"), "{}", r.stderr);
+    // 2^44 MiB is 2^64 bytes: it wrapped to a budget of 0 (found in review).
+    let r = run_model("huge-memory", |_| {}, &["--max-memory", "17592186044416"]);
+    assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
     let r = run_model("show-standard", |_| {}, &["--show", "invariant"]);
     assert_eq!(r.code, Some(0), "{}", r.stderr);
     assert!(

@@ -544,4 +544,27 @@ fn a_partial_exception_set_is_said_and_the_advice_works() {
         text.contains("P0: safe") && text.contains("P1: safe"),
         "{text}"
     );
+    // Where model-errors is what was not proved, the proved properties
+    // alone stop at the same run-time error: no advice to run them alone.
+    let failing = dir.path().join("failing.json");
+    std::fs::write(
+        &failing,
+        r#"{"name": "me", "globals": {"x": {"type": "int", "min": 0, "max": 3, "init": 0},
+             "y": {"type": "int", "min": 0, "max": 3, "init": 0}},
+            "threads": [{"name": "p", "count": 2, "start": "a", "transitions": [
+              {"from": "a", "to": "b", "do": "x := x + 1"},
+              {"from": "b", "to": "c", "do": "y := 2 / (x - 2)"}]}],
+            "properties": [{"name": "P0", "error": "y == 3"}]}"#,
+    )
+    .unwrap();
+    let out = weft()
+        .args(["check", failing.to_str().unwrap(), "--mode", "refine"])
+        .args(["--save-exceptions", saved])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("(model-errors: unsafe)") && !stderr.contains("run them alone"),
+        "{stderr}"
+    );
 }

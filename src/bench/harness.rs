@@ -327,8 +327,8 @@ enum Watched {
 /// margin (the child gets the first chance to stop itself).
 fn watch(child: &mut Child, start: Instant, limits: Limits) -> Watched {
     let deadline = start + Duration::from_secs_f64(limits.timeout_s.max(0.0)) + GRACE;
-    let budget_kib = limits.max_memory_mib * 1024;
-    let kill_kib = budget_kib + (budget_kib / 10).max(64 * 1024);
+    let budget_kib = limits.max_memory_mib.saturating_mul(1024);
+    let kill_kib = budget_kib.saturating_add((budget_kib / 10).max(64 * 1024));
     let mut peak_kib: Option<u64> = None;
     let mut pause = Duration::from_micros(500);
     loop {

@@ -401,6 +401,14 @@ pub(crate) fn check(
     opts: &CheckOptions,
 ) -> Result<RunReport, CheckError> {
     check_property_names(prog, &opts.properties)?;
+    // A budget of no states would end with nothing explored, and the
+    // engines took that for the whole state space (`safe`: "all 0
+    // reachable states"; found in review, through `weft test`).
+    if opts.max_states == Some(0) {
+        return Err(CheckError::Unsupported(
+            "a state budget of 0 explores nothing; give at least 1".into(),
+        ));
+    }
     if !prog.channels.is_empty()
         && mode == Mode::Refine
         && opts.refinement != Refinement::Exceptions

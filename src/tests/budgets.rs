@@ -197,3 +197,29 @@ fn a_timeout_stops_the_search_inside_a_level() {
         );
     }
 }
+
+/// A state budget of 0 explored nothing, and every mode took that for the
+/// whole state space: `safe` for a model that is unsafe (found in review,
+/// through `weft test --max-states 0`). Every mode refuses it now.
+#[test]
+fn a_state_budget_of_zero_is_refused_in_every_mode() {
+    let prog = common::load("bug-peterson-swapped-turn.json");
+    for mode in [
+        Mode::Standard,
+        Mode::ThreadModular,
+        Mode::CartesianExc,
+        Mode::Refine,
+    ] {
+        let err = engine::check(&prog, mode, &states(0)).unwrap_err();
+        assert!(
+            err.to_string().contains("state budget of 0"),
+            "{mode:?}: {err}"
+        );
+        let r = check(&prog, mode, states(1));
+        assert!(
+            r.outcomes.iter().all(|o| o.verdict != Verdict::Safe),
+            "{mode:?}: {}",
+            r.to_text()
+        );
+    }
+}

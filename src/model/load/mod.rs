@@ -19,6 +19,7 @@ pub(crate) mod budget;
 mod cooperative;
 mod deadlock;
 mod error_state;
+mod fan_out;
 mod properties;
 mod templates;
 mod vars;
@@ -467,6 +468,8 @@ impl<'a> Loader<'a> {
             scheduler,
             error_state,
         };
+        fan_out::rendezvous_fan_out(&program)
+            .map_err(|(path, m)| Box::new(Diagnostic::new(self.file, &path, m)))?;
         if program.globals.vars.iter().any(|v| v.lock) {
             crate::program::locks::analyse(&program).map_err(|m| {
                 let path = &program.templates[m.template].transitions[m.transition].path;

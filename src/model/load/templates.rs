@@ -6,7 +6,7 @@ use std::collections::HashMap;
 /// The most values `x := any` may choose from: one successor each, built at
 /// every step (`simulate` and `replay` ran out of memory on a 32-bit range,
 /// found by fuzzing), as `init: "any"` is bounded by its stores.
-const MAX_ANY_VALUES: i128 = 1_000_000;
+pub(super) const MAX_ANY_VALUES: i128 = 1_000_000;
 
 impl<'a> Loader<'a> {
     /// A rendezvous: `c!e`, `c!`, `c?x`, `c?a[i]` or `c?`.
