@@ -486,17 +486,21 @@ fn a_partial_exception_set_is_said_and_the_advice_works() {
     let dir = tempfile::tempdir().unwrap();
     let saved = dir.path().join("e.json");
     let saved = saved.to_str().unwrap();
-    let out = weft()
-        .args([
-            "check",
-            model,
-            "--mode",
-            "refine",
-            "--save-exceptions",
-            saved,
-        ])
-        .output()
-        .unwrap();
+    let save = |model: &str, extra: &[&str]| {
+        weft()
+            .args([
+                "check",
+                model,
+                "--mode",
+                "refine",
+                "--save-exceptions",
+                saved,
+            ])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = save(model, &[]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -526,18 +530,7 @@ fn a_partial_exception_set_is_said_and_the_advice_works() {
     };
     // The warning is needed: this set does not re-prove P0.
     assert!(reprove(&[]).contains("P0: unknown"));
-    let out = weft()
-        .args([
-            "check",
-            model,
-            "--mode",
-            "refine",
-            "--save-exceptions",
-            saved,
-        ])
-        .args(["--property", "P0", "--property", "P1"])
-        .output()
-        .unwrap();
+    let out = save(model, &["--property", "P0", "--property", "P1"]);
     assert!(String::from_utf8_lossy(&out.stderr).is_empty());
     let text = reprove(&["--property", "P0", "--property", "P1"]);
     assert!(
@@ -557,11 +550,7 @@ fn a_partial_exception_set_is_said_and_the_advice_works() {
             "properties": [{"name": "P0", "error": "y == 3"}]}"#,
     )
     .unwrap();
-    let out = weft()
-        .args(["check", failing.to_str().unwrap(), "--mode", "refine"])
-        .args(["--save-exceptions", saved])
-        .output()
-        .unwrap();
+    let out = save(failing.to_str().unwrap(), &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("(model-errors: unsafe)") && !stderr.contains("run them alone"),
