@@ -25,9 +25,9 @@ pub(super) fn rendezvous_fan_out(prog: &Program) -> Result<(), (String, String)>
     for tr in prog.templates.iter().flat_map(|t| &t.transitions) {
         match &tr.sync {
             Some(SyncOp::Send { channel, .. }) => {
-                let c = *channel as usize;
-                if fan(tr) > send[c].0 {
-                    send[c] = (fan(tr), tr.path.clone());
+                let (c, f) = (*channel as usize, fan(tr));
+                if f > send[c].0 {
+                    send[c] = (f, tr.path.clone());
                 }
             }
             Some(SyncOp::Recv { channel, .. }) => {
