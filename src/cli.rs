@@ -309,6 +309,13 @@ pub struct ReplayArgs {
     /// As given to `weft check --divine-errors` (DVE models).
     #[arg(long)]
     pub divine_errors: bool,
+    /// Stop (exit 3) after this many seconds, counted from the start.
+    #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
+    pub timeout: Option<f64>,
+    /// Stop (exit 3) when resident memory passes this many MiB (default:
+    /// 80% of physical memory); a trace's JSON takes many times its file.
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_memory: Option<u64>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -339,6 +346,15 @@ pub struct SimulateArgs {
     /// as `weft check`; `weft replay` reads it).
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+    /// Stop simulating after this many seconds, counted from the start:
+    /// the runs so far are reported (exit 0 when none found an error).
+    #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
+    pub timeout: Option<f64>,
+    /// Stop simulating when resident memory reaches this many MiB
+    /// (default: 80% of physical memory), as --timeout: the states met are
+    /// kept, so a long simulation grows.
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_memory: Option<u64>,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

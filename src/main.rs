@@ -90,50 +90,26 @@ fn main() -> ExitCode {
 fn run(cli: Cli, started: std::time::Instant) -> Result<u8, Failure> {
     match cli.command {
         Command::Check(args) => {
-            let timeout = args.timeout.map(|s| {
-                std::time::Duration::try_from_secs_f64(s).unwrap_or(std::time::Duration::MAX)
-            });
-            let max_memory_bytes = args.max_memory.map(|m| m.saturating_mul(1024 * 1024));
-            let memory_budget = CheckOptions {
-                max_memory_bytes,
-                ..CheckOptions::default()
-            }
-            .memory_budget_bytes();
+            let budgets = Budgets::new(started, args.timeout, args.max_memory);
             let file = args.model.display().to_string();
             let mode = mode_of(args.mode);
             let json = args.format == Format::Json;
-            watchdog::start(watchdog::Watch {
-                started,
-                timeout,
-                max_memory_bytes: memory_budget,
-                file: file.clone(),
-                mode: mode.name(),
-                json,
-            });
-            let loaded = Model::load_with(
+            let heading = format!("mode {}", mode.name());
+            budgets.watch(&file, &heading, mode.name(), json);
+            let loaded = budgets.load(
                 &args.model,
-                &LoadOptions {
+                LoadOptions {
                     params: args.params.clone(),
                     error: args.error.clone(),
                     exceptions: args.exceptions.clone(),
                     divine_errors: args.divine_errors,
-                    timeout,
-                    max_memory_bytes: memory_budget,
-                    started: Some(started),
+                    ..LoadOptions::default()
                 },
-            );
+                (&heading, mode.name(), json),
+            )?;
             let prog = match loaded {
                 Ok(prog) => prog,
-                Err(d) => match d.budget_exhausted() {
-                    // Not bad input: a budget ran out while loading.
-                    Some((limit, phase)) => {
-                        weft::phase::enter(weft::Phase::Reporting);
-                        let reason = format!("{}; nothing was checked", d.message);
-                        watchdog::print_stopped(&file, mode.name(), json, limit, phase, &reason);
-                        return Ok(3);
-                    }
-                    None => return Err(d.into()),
-                },
+                Err(code) => return Ok(code),
             };
             for w in prog.warnings() {
                 eprintln!("warning: {w}");
@@ -179,8 +155,8 @@ fn run(cli: Cli, started: std::time::Instant) -> Result<u8, Failure> {
             let opts = CheckOptions {
                 properties: args.properties,
                 max_states: args.max_states.map(|m| m as usize),
-                max_memory_bytes,
-                timeout,
+                max_memory_bytes: budgets.max_memory_bytes,
+                timeout: budgets.timeout,
                 started: Some(started),
                 show_invariant: args.show == Some(Show::Invariant),
                 symmetry: args.symmetry,
@@ -221,8 +197,8 @@ fn run(cli: Cli, started: std::time::Instant) -> Result<u8, Failure> {
             }
             Ok(report.verdict().exit_code() as u8)
         }
-        Command::Replay(args) => replay(args),
-        Command::Simulate(args) => simulate(args),
+        Command::Replay(args) => replay(args, started),
+        Command::Simulate(args) => simulate(args, started),
         Command::Convert {
             model,
             error,
@@ -315,34 +291,109 @@ fn test(
     Ok(if s.failed() == 0 { 0 } else { 1 })
 }
 
-/// The model at `path` with `--param` and `--error`, its warnings on
-/// stderr.
-fn load_warning(
-    path: &Path,
-    params: Vec<(String, i64)>,
-    error: Option<String>,
-    divine_errors: bool,
-) -> Result<Model, Failure> {
-    let model = Model::load_with(
-        path,
-        &LoadOptions {
-            params,
-            error,
-            divine_errors,
-            ..LoadOptions::default()
-        },
-    )?;
-    for w in model.warnings() {
-        eprintln!("warning: {w}");
+/// A command's `--timeout` and `--max-memory`, counted from the start of
+/// the process, and the watchdog that backs them.
+struct Budgets {
+    started: std::time::Instant,
+    timeout: Option<std::time::Duration>,
+    /// `--max-memory` in bytes, as given.
+    max_memory_bytes: Option<u64>,
+    /// The memory budget in force: `--max-memory`, or 80% of physical
+    /// memory.
+    memory_budget: Option<u64>,
+}
+
+impl Budgets {
+    fn new(started: std::time::Instant, timeout: Option<f64>, max_memory: Option<u64>) -> Budgets {
+        let timeout = timeout
+            .map(|s| std::time::Duration::try_from_secs_f64(s).unwrap_or(std::time::Duration::MAX));
+        let max_memory_bytes = max_memory.map(|m| m.saturating_mul(1024 * 1024));
+        let memory_budget = CheckOptions {
+            max_memory_bytes,
+            ..CheckOptions::default()
+        }
+        .memory_budget_bytes();
+        Budgets {
+            started,
+            timeout,
+            max_memory_bytes,
+            memory_budget,
+        }
     }
-    Ok(model)
+
+    /// Starts the watchdog; `heading` names the run in what it prints
+    /// (`mode standard`, `simulate`), `mode` in a JSON summary.
+    fn watch(&self, file: &str, heading: &str, mode: &'static str, json: bool) {
+        watchdog::start(watchdog::Watch {
+            started: self.started,
+            timeout: self.timeout,
+            max_memory_bytes: self.memory_budget,
+            file: file.to_string(),
+            heading: heading.to_string(),
+            mode,
+            json,
+        });
+    }
+
+    /// Loads the model within the budgets, its warnings on stderr.
+    /// `Ok(Err(3))`: a budget ran out while loading, and the `unknown` was
+    /// printed (`run` is the heading, the mode and `--format json`).
+    fn load(
+        &self,
+        path: &Path,
+        opts: LoadOptions,
+        (heading, mode, json): (&str, &'static str, bool),
+    ) -> Result<Result<Model, u8>, Failure> {
+        let opts = LoadOptions {
+            timeout: self.timeout,
+            max_memory_bytes: self.memory_budget,
+            started: Some(self.started),
+            ..opts
+        };
+        match Model::load_with(path, &opts) {
+            Ok(model) => {
+                for w in model.warnings() {
+                    eprintln!("warning: {w}");
+                }
+                Ok(Ok(model))
+            }
+            Err(d) => match d.budget_exhausted() {
+                // Not bad input: a budget ran out while loading.
+                Some((limit, phase)) => {
+                    weft::phase::enter(weft::Phase::Reporting);
+                    let reason = format!("{}; nothing was checked", d.message);
+                    let file = path.display().to_string();
+                    watchdog::print_stopped(&file, heading, mode, json, limit, phase, &reason);
+                    Ok(Err(3))
+                }
+                None => Err(d.into()),
+            },
+        }
+    }
 }
 
 /// `weft replay`: exit 0 when the trace re-executes and ends in its error
-/// state, 1 when it does not.
-fn replay(args: ReplayArgs) -> Result<u8, Failure> {
+/// state, 1 when it does not, 3 when a budget ran out.
+fn replay(args: ReplayArgs, started: std::time::Instant) -> Result<u8, Failure> {
+    let budgets = Budgets::new(started, args.timeout, args.max_memory);
+    let file = args.model.display().to_string();
+    let run = ("replay", "replay", false);
+    budgets.watch(&file, run.0, run.1, run.2);
     let without_error = args.error.is_none();
-    let model = load_warning(&args.model, args.params, args.error, args.divine_errors)?;
+    let loaded = budgets.load(
+        &args.model,
+        LoadOptions {
+            params: args.params,
+            error: args.error,
+            divine_errors: args.divine_errors,
+            ..LoadOptions::default()
+        },
+        run,
+    )?;
+    let model = match loaded {
+        Ok(model) => model,
+        Err(code) => return Ok(code),
+    };
     let saved = weft::SavedTrace::load(&args.trace, args.property.as_deref())?;
     let report = model
         .replay(&saved.trace, saved.property.as_deref())
@@ -355,13 +406,32 @@ fn replay(args: ReplayArgs) -> Result<u8, Failure> {
             };
             Failure::Message(format!("error: {}: {e}{hint}", args.trace.display()))
         })?;
+    weft::phase::enter(weft::Phase::Reporting);
     print!("{}", report.to_text());
     Ok(if report.confirmed() { 0 } else { 1 })
 }
 
-/// `weft simulate`: exit 1 when a run found an error, else 0.
-fn simulate(args: SimulateArgs) -> Result<u8, Failure> {
-    let model = load_warning(&args.model, args.params, args.error, false)?;
+/// `weft simulate`: exit 1 when a run found an error, else 0 (also when a
+/// budget stopped the runs), 3 when a budget ran out while loading.
+fn simulate(args: SimulateArgs, started: std::time::Instant) -> Result<u8, Failure> {
+    let budgets = Budgets::new(started, args.timeout, args.max_memory);
+    let file = args.model.display().to_string();
+    let json = args.format == Format::Json;
+    let run = ("simulate", "simulate", json);
+    budgets.watch(&file, run.0, run.1, run.2);
+    let loaded = budgets.load(
+        &args.model,
+        LoadOptions {
+            params: args.params,
+            error: args.error,
+            ..LoadOptions::default()
+        },
+        run,
+    )?;
+    let model = match loaded {
+        Ok(model) => model,
+        Err(code) => return Ok(code),
+    };
     // Without --seed, a seed from the clock, small enough to retype.
     let seed = args.seed.unwrap_or_else(|| {
         let now = std::time::SystemTime::now()
@@ -374,10 +444,14 @@ fn simulate(args: SimulateArgs) -> Result<u8, Failure> {
         runs: args.runs,
         steps: args.steps,
         seed,
+        timeout: budgets.timeout,
+        max_memory_bytes: budgets.max_memory_bytes,
+        started: Some(started),
     };
     let report = model
         .simulate(&opts)
         .map_err(|e| Failure::Message(format!("error: {}: {e}", args.model.display())))?;
+    weft::phase::enter(weft::Phase::Reporting);
     match args.format {
         Format::Text => print!("{}", report.to_text()),
         Format::Json => print!("{}", report.to_json_lines()),

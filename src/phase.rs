@@ -17,6 +17,10 @@ pub enum Phase {
     Starting,
     /// Reading the model file.
     Reading,
+    /// Reading an exception set file (`--exceptions`).
+    ReadingExceptions,
+    /// Reading a saved trace (`weft replay`).
+    ReadingTrace,
     /// Parsing JSON or DVE text.
     Parsing,
     /// Translating DVE to weft/1.
@@ -29,6 +33,10 @@ pub enum Phase {
     Exceptions,
     /// The engine's search.
     Searching,
+    /// Re-executing a saved trace (`weft replay`).
+    Replaying,
+    /// Random runs (`weft simulate`).
+    Simulating,
     /// The search has stopped (done, or a budget ran out); its result is
     /// being assembled and its memory freed.
     Finishing,
@@ -36,15 +44,19 @@ pub enum Phase {
     Reporting,
 }
 
-const ALL: [Phase; 10] = [
+const ALL: [Phase; 14] = [
     Phase::Starting,
     Phase::Reading,
+    Phase::ReadingExceptions,
+    Phase::ReadingTrace,
     Phase::Parsing,
     Phase::Translating,
     Phase::Compiling,
     Phase::Ranges,
     Phase::Exceptions,
     Phase::Searching,
+    Phase::Replaying,
+    Phase::Simulating,
     Phase::Finishing,
     Phase::Reporting,
 ];
@@ -58,14 +70,38 @@ impl Phase {
         match self {
             Phase::Starting => "starting",
             Phase::Reading => "reading the model file",
+            Phase::ReadingExceptions => "reading the exception set file",
+            Phase::ReadingTrace => "reading the trace file",
             Phase::Parsing => "parsing the model",
             Phase::Translating => "translating the DVE model",
             Phase::Compiling => "compiling the model",
             Phase::Ranges => "inferring the variables' ranges",
             Phase::Exceptions => "instantiating the exception set",
             Phase::Searching => "searching",
+            Phase::Replaying => "replaying the trace",
+            Phase::Simulating => "simulating",
             Phase::Finishing => "assembling the result after the search stopped",
             Phase::Reporting => "writing the report",
+        }
+    }
+
+    /// The phase's name in JSON output (docs/output.md).
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Starting => "starting",
+            Phase::Reading => "reading",
+            Phase::ReadingExceptions => "reading-exceptions",
+            Phase::ReadingTrace => "reading-trace",
+            Phase::Parsing => "parsing",
+            Phase::Translating => "translating",
+            Phase::Compiling => "compiling",
+            Phase::Ranges => "ranges",
+            Phase::Exceptions => "exceptions",
+            Phase::Searching => "searching",
+            Phase::Replaying => "replaying",
+            Phase::Simulating => "simulating",
+            Phase::Finishing => "finishing",
+            Phase::Reporting => "reporting",
         }
     }
 }

@@ -37,6 +37,9 @@ pub(crate) struct Watch {
     /// of 80% of physical memory).
     pub(crate) max_memory_bytes: Option<u64>,
     pub(crate) file: String,
+    /// What the text names the run by: `mode standard`, `simulate`.
+    pub(crate) heading: String,
+    /// The `mode` of a JSON summary: `standard`, `simulate`.
     pub(crate) mode: &'static str,
     pub(crate) json: bool,
 }
@@ -99,12 +102,14 @@ fn guard(w: Watch) {
 
 /// Prints the `unknown` of a run stopped in `phase` and exits with 3.
 fn stop(w: &Watch, limit: Limit, reason: String, phase: Phase) -> ! {
-    let reason = if matches!(phase, Phase::Searching | Phase::Finishing) {
-        format!("{reason}; the search did not stop by itself, so what it found is lost")
-    } else {
-        format!("{reason}; nothing was checked")
+    let reason = match phase {
+        Phase::Searching | Phase::Simulating | Phase::Finishing => {
+            format!("{reason}; the search did not stop by itself, so what it found is lost")
+        }
+        Phase::Replaying => format!("{reason}; the replay did not finish"),
+        _ => format!("{reason}; nothing was checked"),
     };
-    print_stopped(&w.file, w.mode, w.json, limit, phase, &reason);
+    print_stopped(&w.file, &w.heading, w.mode, w.json, limit, phase, &reason);
     let _ = std::io::stdout().flush();
     std::process::exit(3)
 }
@@ -113,6 +118,7 @@ fn stop(w: &Watch, limit: Limit, reason: String, phase: Phase) -> ! {
 /// could report: text or one JSON summary line, as `--format` says.
 pub(crate) fn print_stopped(
     file: &str,
+    heading: &str,
     mode: &str,
     json: bool,
     limit: Limit,
@@ -126,7 +132,7 @@ pub(crate) fn print_stopped(
                 "model": file,
                 "mode": mode,
                 "exit_code": 3,
-                "phase": format!("{phase:?}").to_lowercase(),
+                "phase": phase.name(),
             },
             "verdict": "unknown",
             "reason": reason,
@@ -134,7 +140,7 @@ pub(crate) fn print_stopped(
         });
         println!("{line}");
     } else {
-        println!("weft: model {file}, mode {mode}");
+        println!("weft: model {file}, {heading}");
         println!("  unknown — {reason}");
         println!("    next: {next}");
     }

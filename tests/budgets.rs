@@ -297,3 +297,151 @@ fn init_any_for_one_cell_of_a_list_counts_that_cell_alone() {
     assert_eq!(r.code, Some(1), "{}{}", r.stdout, r.stderr);
     assert!(r.stdout.contains("p: UNSAFE"), "{}", r.stdout);
 }
+
+/// `weft simulate` and `weft replay` hold `--timeout` and `--max-memory`
+/// too (by default 80% of physical memory): a simulation stops with the
+/// runs so far, a replay or a load that cannot finish within them ends
+/// `unknown` with exit 3, never killed by the kernel.
+fn write_model(dir: &Path, name: &str, model: serde_json::Value) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, model.to_string()).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn a_simulation_stops_at_its_time_budget_with_the_runs_so_far() {
+    // One state forever: nothing grows, only the clock can stop it.
+    let dir = scratch("simulate-timeout");
+    let model = write_model(
+        &dir,
+        "spin.json",
+        serde_json::json!({
+            "name": "spin",
+            "globals": {"x": {"type": "bool", "init": false}},
+            "threads": [{"name": "t", "start": "a",
+                         "transitions": [{"from": "a", "to": "a", "do": "x := !x"}]}],
+            "properties": [{"name": "never", "error": "false"}]
+        }),
+    );
+    let started = std::time::Instant::now();
+    let run = weft(&[
+        "simulate",
+        &model,
+        "--runs",
+        "1",
+        "--steps",
+        "1000000000000",
+        "--timeout",
+        "0.3",
+        "--seed",
+        "1",
+    ]);
+    assert!(started.elapsed().as_secs() < 30);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains(
+            "; stopped in run 1 of 1: time budget of 0.3 s exhausted); a simulation proves nothing"
+        ),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_simulation_stops_at_its_memory_budget_with_the_runs_so_far() {
+    // Every step a new state, interned and its successors memoised.
+    let dir = scratch("simulate-memory");
+    let model = write_model(
+        &dir,
+        "grow.json",
+        serde_json::json!({
+            "name": "grow",
+            "globals": {"a": {"type": "int", "min": 0, "max": 100000000, "init": 0}},
+            "threads": [{"name": "t", "start": "l",
+                         "transitions": [{"from": "l", "to": "l", "when": "a < 100000000",
+                                          "do": "a := a + 1"}]}],
+            "properties": [{"name": "never", "error": "a < 0"}]
+        }),
+    );
+    let run = weft(&[
+        "simulate",
+        &model,
+        "--runs",
+        "1",
+        "--steps",
+        "100000000",
+        "--max-memory",
+        "64",
+        "--seed",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    let line: serde_json::Value = serde_json::from_str(run.stdout.lines().next().unwrap()).unwrap();
+    let reason = line["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("; stopped in run 1 of 1: memory budget of 64 MiB exhausted)"),
+        "{reason}"
+    );
+    assert!(line["stats"]["peak_memory_bytes"].as_u64().unwrap() < 128 << 20);
+}
+
+#[test]
+fn simulate_and_replay_load_within_their_budgets() {
+    for command in ["simulate", "replay"] {
+        let mut args = vec![command, "models/peterson.json"];
+        if command == "replay" {
+            // Never read: the model is loaded first.
+            args.push("models/peterson.json");
+        }
+        args.extend(["--max-memory", "1"]);
+        let run = weft(&args);
+        assert_eq!(run.code, Some(3), "{command}: {}{}", run.stdout, run.stderr);
+        assert!(
+            run.stdout.starts_with(&format!(
+                "weft: model models/peterson.json, {command}\n  unknown — memory budget of 1 MiB exhausted while"
+            )),
+            "{command}: {}",
+            run.stdout
+        );
+    }
+}
+
+#[test]
+fn a_trace_too_large_for_the_memory_budget_is_stopped_while_it_is_read() {
+    // 20 MB of steps: its JSON tree takes many times that.
+    let dir = scratch("replay-memory");
+    let step = r#"{"thread":"P0","transition":"want","globals":{"flag0":1,"flag1":0,"turn":0},"locals":{"pc":"B"},"partner":null}"#;
+    let mut text = String::from(
+        r#"{"initial":{"globals":{"flag0":0,"flag1":0,"turn":0},"locals":{"P0":{"pc":"A"},"P1":{"pc":"A"}}},"trace":["#,
+    );
+    for i in 0..200_000 {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(step);
+    }
+    text.push_str("]}");
+    let trace = dir.join("long.json");
+    std::fs::write(&trace, text).unwrap();
+    let run = weft(&[
+        "replay",
+        "models/peterson.json",
+        trace.to_str().unwrap(),
+        "--max-memory",
+        "64",
+    ]);
+    assert_eq!(run.code, Some(3), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .contains("unknown — memory budget of 64 MiB exhausted while"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("next: raise `--max-memory`"),
+        "{}",
+        run.stdout
+    );
+}

@@ -272,7 +272,10 @@ impl Budget {
         match (self.deadline, self.timeout) {
             (Some(d), Some(t)) if Instant::now() >= d => self.ran_out(
                 Limit::Time(t),
-                format!("time budget of {:.1} s exhausted", t.as_secs_f64()),
+                format!(
+                    "time budget of {} s exhausted",
+                    result::format_seconds(t.as_secs_f64())
+                ),
             ),
             _ => None,
         }

@@ -259,6 +259,19 @@ pub enum Limit {
     Depth(usize),
 }
 
+/// Seconds as people write them: `20`, `1.5`, `0.25` (at most three
+/// decimals, no trailing zeros), and a budget below a millisecond in full
+/// (`0.0000001`, not `0`).
+pub(crate) fn format_seconds(s: f64) -> String {
+    let text = format!("{s:.3}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    if text == "0" && s > 0.0 {
+        format!("{s}")
+    } else {
+        text.to_string()
+    }
+}
+
 /// A concrete run from an initial state to an error state.
 #[derive(Clone, Debug)]
 pub struct Trace {

@@ -15,18 +15,21 @@ use super::concrete::{self, Move};
 use super::result::{NextStep, Suggestion};
 use super::result::{Outcome, SimulationReport, Stats, StuckState, Trace};
 use super::trace::{StateIds, StepIds};
-use super::{CheckError, MODEL_ERRORS, check_property_names, selected_properties};
+use super::{
+    Budget, CheckError, CheckOptions, MODEL_ERRORS, POLL_EVERY, check_property_names,
+    selected_properties,
+};
 use crate::program::{Explorer, Program};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{Rng, SeedableRng};
 use rustc_hash::FxHashMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Distinct stuck states kept for the report.
 const STUCK_SHOWN: usize = 10;
 
-/// How to simulate: which properties, how many runs of how many steps, and
-/// the seed.
+/// How to simulate: which properties, how many runs of how many steps, the
+/// seed, and the budgets.
 #[derive(Clone, Debug)]
 pub struct SimulateOptions {
     /// Property names to check; empty means all.
@@ -37,16 +40,29 @@ pub struct SimulateOptions {
     pub steps: u64,
     /// The seed of the pseudo-random choices (`--seed`).
     pub seed: u64,
+    /// Stop simulating after this long (`--timeout`), counted from
+    /// `started`: the runs so far are reported, as when all have run.
+    pub timeout: Option<Duration>,
+    /// Stop simulating when the resident memory reaches this many bytes
+    /// (`--max-memory`; default 80% of physical memory, as `check`): the
+    /// states met are interned and their successors memoised, so a long
+    /// simulation grows.
+    pub max_memory_bytes: Option<u64>,
+    /// When the process started (budgets count from it); `None`: now.
+    pub started: Option<Instant>,
 }
 
 impl Default for SimulateOptions {
-    /// 1000 runs of at most 10,000 steps, seed 0.
+    /// 1000 runs of at most 10,000 steps, seed 0, no time budget.
     fn default() -> SimulateOptions {
         SimulateOptions {
             properties: Vec::new(),
             runs: 1000,
             steps: 10_000,
             seed: 0,
+            timeout: None,
+            max_memory_bytes: None,
+            started: None,
         }
     }
 }
@@ -84,6 +100,13 @@ pub(crate) fn run(prog: &Program, opts: &SimulateOptions) -> Result<SimulationRe
     let start = Instant::now();
     check_property_names(prog, &opts.properties)?;
     let props = selected_properties(prog, &opts.properties);
+    let budget = Budget::new(&CheckOptions {
+        timeout: opts.timeout,
+        max_memory_bytes: opts.max_memory_bytes,
+        started: opts.started,
+        ..CheckOptions::default()
+    });
+    crate::phase::enter(crate::Phase::Simulating);
     let mut exp = Explorer::new(prog);
     let inits = exp.initial_states();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(opts.seed);
@@ -96,12 +119,25 @@ pub(crate) fn run(prog: &Program, opts: &SimulateOptions) -> Result<SimulationRe
     let mut stuck: Vec<(StateIds, u64)> = Vec::new();
     let mut stuck_index: FxHashMap<StateIds, usize> = FxHashMap::default();
     let mut found: Option<Found> = None;
-    while runs < opts.runs && !inits.is_empty() {
+    // Why a budget stopped the simulation, if one did.
+    let mut stopped: Option<String> = None;
+    // States looked at: the budget reads the clock and the memory every
+    // 4096 of them (a run may be a single state).
+    let mut looked: usize = 0;
+    while runs < opts.runs && !inits.is_empty() && stopped.is_none() {
         runs += 1;
         let initial = inits[pick(&mut rng, inits.len())].clone();
         let (mut g, mut ls) = initial.clone();
         path.clear();
         let end = loop {
+            looked += 1;
+            if looked.is_multiple_of(POLL_EVERY as usize) {
+                budget.progress(total_steps as usize, "steps", 0, None);
+                if let Some(why) = budget.exceeded_now(0, usize::MAX) {
+                    stopped = Some(why);
+                    break End::Bound;
+                }
+            }
             let (violated, eval_error) = concrete::violated(&exp, &props, g, &ls);
             let step_error = concrete::moves(&mut exp, g, &ls, &mut moves);
             let failure = eval_error.or(step_error);
@@ -145,7 +181,7 @@ pub(crate) fn run(prog: &Program, opts: &SimulateOptions) -> Result<SimulationRe
             End::Bound => {}
         }
     }
-    let outcomes = outcomes(&exp, opts, &props, runs, total_steps, found);
+    let outcomes = outcomes(&exp, opts, &props, runs, total_steps, stopped, found);
     let stuck = stuck
         .into_iter()
         .map(|((g, ls), runs)| StuckState {
@@ -185,11 +221,15 @@ fn outcomes(
     props: &[usize],
     runs: u64,
     steps: u64,
+    stopped: Option<String>,
     found: Option<Found>,
 ) -> Vec<Outcome> {
     let prog = exp.prog;
+    let stopped = stopped.map_or_else(String::new, |why| {
+        format!("; stopped in run {runs} of {}: {why}", opts.runs)
+    });
     let nothing = format!(
-        "no error in {runs} random runs of at most {} steps ({steps} steps in all); a simulation proves nothing",
+        "no error in {runs} random runs of at most {} steps ({steps} steps in all{stopped}); a simulation proves nothing",
         opts.steps
     );
     let Some(Found {

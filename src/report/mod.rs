@@ -57,9 +57,4 @@ fn show_local(store: &Store) -> String {
     format!("{loc}({})", vars.join(","))
 }
 
-/// Seconds as people write them: `20`, `1.5`, `0.25` (at most three
-/// decimals, no trailing zeros).
-pub(crate) fn format_seconds(s: f64) -> String {
-    let text = format!("{s:.3}");
-    text.trim_end_matches('0').trim_end_matches('.').to_string()
-}
+pub(crate) use crate::engine::result::format_seconds;

@@ -7,7 +7,7 @@
 
 use crate::engine::result::{Partner, Store, Trace, TraceStep};
 use crate::model::Diagnostic;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::path::Path;
 
 /// A counterexample read from a file, with the property it is for.
@@ -36,6 +36,7 @@ impl SavedTrace {
     ) -> Result<SavedTrace, Box<Diagnostic>> {
         let path = path.as_ref();
         let file = path.display().to_string();
+        crate::phase::enter(crate::Phase::ReadingTrace);
         let text = crate::model::read::read_text(path, "trace")?;
         SavedTrace::parse(&text, &file, property)
     }
@@ -116,11 +117,13 @@ impl SavedTrace {
         };
         let chosen = match property {
             Some(p) => {
-                let found = values.iter().find(|(_, v)| name(v).as_deref() == Some(p));
+                let found = values
+                    .iter()
+                    .position(|(_, v)| name(v).as_deref() == Some(p));
                 match found {
-                    Some(x) => x,
+                    Some(i) => i,
                     // A bare trace: the property is the caller's word.
-                    None if values.len() == 1 && name(&values[0].1).is_none() => &values[0],
+                    None if values.len() == 1 && name(&values[0].1).is_none() => 0,
                     None if values.is_empty() => {
                         return Err(err("", "the file is empty: it holds no trace".into()));
                     }
@@ -135,8 +138,8 @@ impl SavedTrace {
                     }
                 }
             }
-            None => match values.iter().find(|(_, v)| !v["trace"].is_null()) {
-                Some(x) => x,
+            None => match values.iter().position(|(_, v)| !v["trace"].is_null()) {
+                Some(i) => i,
                 None if values.is_empty() => {
                     return Err(err("", "the file is empty: it holds no trace".into()));
                 }
@@ -148,24 +151,25 @@ impl SavedTrace {
                 }
             },
         };
-        let (line, v) = chosen;
+        // The chosen line alone is kept, and read by moving its values out
+        // (a long trace's JSON tree is many times its file).
+        let (line, v) = values.swap_remove(chosen);
+        drop(values);
         if v["trace"].is_null() {
             return Err(err(
-                &at(*line, "trace"),
+                &at(line, "trace"),
                 format!(
                     "the line of property `{}` has no trace (its verdict is {})",
-                    name(v).unwrap_or_default(),
+                    name(&v).unwrap_or_default(),
                     v.get("verdict")
                         .and_then(Value::as_str)
                         .unwrap_or("not given")
                 ),
             ));
         }
-        let trace = read_trace(v).map_err(|(path, msg)| err(&at(*line, &path), msg))?;
-        Ok(SavedTrace {
-            property: name(v).or_else(|| property.map(str::to_string)),
-            trace,
-        })
+        let property = name(&v).or_else(|| property.map(str::to_string));
+        let trace = read_trace(v).map_err(|(path, msg)| err(&at(line, &path), msg))?;
+        Ok(SavedTrace { property, trace })
     }
 }
 
@@ -183,11 +187,6 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
-fn field<'v>(v: &'v Value, key: &str, path: &str) -> Result<&'v Value, Bad> {
-    v.get(key)
-        .ok_or_else(|| (path.to_string(), format!("missing field `{key}`")))
-}
-
 fn join(path: &str, key: &str) -> String {
     if path.is_empty() {
         key.to_string()
@@ -196,87 +195,101 @@ fn join(path: &str, key: &str) -> String {
     }
 }
 
-fn object<'v>(v: &'v Value, path: &str) -> Result<&'v Map<String, Value>, Bad> {
-    v.as_object().ok_or_else(|| {
-        (
+/// Checks that `v`, at `path`, is an object.
+fn object(v: &Value, path: &str) -> Result<(), Bad> {
+    match v {
+        Value::Object(_) => Ok(()),
+        other => Err((
             path.to_string(),
-            format!("expected an object, found {}", kind(v)),
-        )
+            format!("expected an object, found {}", kind(other)),
+        )),
+    }
+}
+
+fn string(v: &mut Value, key: &str, path: &str) -> Result<String, Bad> {
+    let p = join(path, key);
+    match take(v, key, path)? {
+        Value::String(s) => Ok(s),
+        other => Err((p, format!("expected a string, found {}", kind(&other)))),
+    }
+}
+
+/// Moves field `key` out of the object `v` (which `object` has checked).
+fn take(v: &mut Value, key: &str, path: &str) -> Result<Value, Bad> {
+    v.get_mut(key)
+        .map(Value::take)
+        .ok_or_else(|| (path.to_string(), format!("missing field `{key}`")))
+}
+
+/// A store: `{"name": value, …}` in its order, moved out of `v`.
+fn store(v: &mut Value, key: &str, path: &str) -> Result<Store, Bad> {
+    let p = join(path, key);
+    into_store(take(v, key, path)?, &p)
+}
+
+fn into_store(v: Value, path: &str) -> Result<Store, Bad> {
+    object(&v, path)?;
+    Ok(match v {
+        Value::Object(m) => m.into_iter().collect(),
+        _ => Store::new(),
     })
 }
 
-fn string(v: &Value, key: &str, path: &str) -> Result<String, Bad> {
-    let p = join(path, key);
-    let s = field(v, key, path)?;
-    s.as_str()
-        .map(str::to_string)
-        .ok_or_else(|| (p, format!("expected a string, found {}", kind(s))))
-}
-
-/// A store: `{"name": value, …}` in its order.
-fn store(v: &Value, key: &str, path: &str) -> Result<Store, Bad> {
-    let p = join(path, key);
-    let m = object(field(v, key, path)?, &p)?;
-    Ok(m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
-}
-
-fn read_trace(v: &Value) -> Result<Trace, Bad> {
-    let initial = field(v, "initial", "")?;
-    object(initial, "initial")?;
-    let initial_globals = store(initial, "globals", "initial")?;
-    let locals = object(field(initial, "locals", "initial")?, "initial.locals")?;
+/// The trace of one line, moved out of it step by step, so that a long
+/// trace is held about once rather than as its JSON tree and its steps.
+fn read_trace(mut v: Value) -> Result<Trace, Bad> {
+    let mut initial = take(&mut v, "initial", "")?;
+    object(&initial, "initial")?;
+    let initial_globals = store(&mut initial, "globals", "initial")?;
     let mut initial_locals = Vec::new();
-    for (name, l) in locals {
+    for (name, l) in into_store(take(&mut initial, "locals", "initial")?, "initial.locals")? {
         let p = format!("initial.locals.{name}");
-        let m = object(l, &p)?;
-        initial_locals.push((
-            name.clone(),
-            m.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
-        ));
+        let store = into_store(l, &p)?;
+        initial_locals.push((name, store));
     }
-    let steps = match &v["trace"] {
+    let steps = match v["trace"].take() {
         Value::Array(a) => a,
         other => {
             return Err((
                 "trace".into(),
-                format!("expected an array of steps, found {}", kind(other)),
+                format!("expected an array of steps, found {}", kind(&other)),
             ));
         }
     };
     let steps = steps
-        .iter()
+        .into_iter()
         .enumerate()
-        .map(|(i, s)| {
+        .map(|(i, mut s)| {
             let p = format!("trace[{i}]");
-            object(s, &p)?;
-            let partner = match s.get("partner") {
+            object(&s, &p)?;
+            let partner = match s.get_mut("partner").map(Value::take) {
                 None | Some(Value::Null) => None,
-                Some(q) => {
+                Some(mut q) => {
                     let pp = join(&p, "partner");
-                    object(q, &pp)?;
+                    object(&q, &pp)?;
                     Some(Partner {
-                        thread: string(q, "thread", &pp)?,
-                        transition: string(q, "transition", &pp)?,
-                        locals: store(q, "locals", &pp)?,
+                        thread: string(&mut q, "thread", &pp)?,
+                        transition: string(&mut q, "transition", &pp)?,
+                        locals: store(&mut q, "locals", &pp)?,
                     })
                 }
             };
             Ok(TraceStep {
-                thread: string(s, "thread", &p)?,
-                transition: string(s, "transition", &p)?,
-                globals: store(s, "globals", &p)?,
-                locals: store(s, "locals", &p)?,
+                thread: string(&mut s, "thread", &p)?,
+                transition: string(&mut s, "transition", &p)?,
+                globals: store(&mut s, "globals", &p)?,
+                locals: store(&mut s, "locals", &p)?,
                 partner,
             })
         })
         .collect::<Result<Vec<_>, Bad>>()?;
-    let failure = match v.get("failure") {
+    let failure = match v.get_mut("failure").map(Value::take) {
         None | Some(Value::Null) => None,
-        Some(Value::String(f)) => Some(f.clone()),
+        Some(Value::String(f)) => Some(f),
         Some(other) => {
             return Err((
                 "failure".into(),
-                format!("expected a string, found {}", kind(other)),
+                format!("expected a string, found {}", kind(&other)),
             ));
         }
     };

@@ -34,6 +34,7 @@ pub(crate) fn replay(
     if let Some(p) = property.filter(|p| *p != MODEL_ERRORS) {
         check_property_names(prog, &[p.to_string()])?;
     }
+    crate::phase::enter(crate::Phase::Replaying);
     let mut r = Replayer {
         exp: Explorer::new(prog),
         steps: Vec::new(),

@@ -58,7 +58,7 @@ pub(crate) fn check(file: &str) -> Result<(), Box<Diagnostic>> {
             Limit::Time(budget),
             format!(
                 "time budget of {} s exhausted while {}",
-                crate::report::format_seconds(budget.as_secs_f64()),
+                crate::engine::result::format_seconds(budget.as_secs_f64()),
                 during.describe()
             ),
             during,

@@ -27,10 +27,15 @@ mod vars;
 /// Initial stores are enumerated; past this many, the model is refused.
 const MAX_INIT_STORES: usize = 1_000_000;
 
-/// The file's name (for messages) and text; `what` names it in errors.
-fn read_model(path: &Path, what: &str) -> LResult<(String, String)> {
+/// The file's name (for messages) and text: the model file, or with
+/// `Phase::ReadingExceptions` an exception set file.
+fn read_model(path: &Path, phase: crate::Phase) -> LResult<(String, String)> {
     let file = path.display().to_string();
-    budget::enter(&file, crate::Phase::Reading)?;
+    let what = match phase {
+        crate::Phase::ReadingExceptions => "exceptions",
+        _ => "model",
+    };
+    budget::enter(&file, phase)?;
     let text = super::read::read_text(path, what)?;
     budget::check(&file)?;
     Ok((file, text))
@@ -39,7 +44,7 @@ fn read_model(path: &Path, what: &str) -> LResult<(String, String)> {
 /// Reads and compiles a model file. `params` are `--param` overrides.
 #[cfg(test)]
 pub(crate) fn load_file(path: &Path, params: &[(String, i64)]) -> LResult<Model> {
-    let (file, text) = read_model(path, "model")?;
+    let (file, text) = read_model(path, crate::Phase::Reading)?;
     load_str(&text, &file, params)
 }
 
@@ -75,7 +80,7 @@ fn load_any_with_names(
     let is_dve = path.extension().and_then(|e| e.to_str()) == Some("dve");
     if !is_dve && error.is_none() {
         // Straight from the text: keeps line numbers in every message.
-        let (file, text) = read_model(path, "model")?;
+        let (file, text) = read_model(path, crate::Phase::Reading)?;
         let mut loaded = load_with_names(&text, &file, params)?;
         if divine_errors {
             loaded.0.warnings.push(ignored_divine_errors(&file));
@@ -125,7 +130,7 @@ fn translate(
     error: Option<&str>,
     divine_errors: bool,
 ) -> LResult<(Value, Vec<String>, Option<super::dve::SourceMap>)> {
-    let (file, text) = read_model(path, "model")?;
+    let (file, text) = read_model(path, crate::Phase::Reading)?;
     if path.extension().and_then(|e| e.to_str()) == Some("dve") {
         budget::enter(&file, crate::Phase::Translating)?;
         let mut t = super::dve::to_weft(&text, &file, error)?;
@@ -192,7 +197,7 @@ pub(crate) fn load_with_exceptions(
     exceptions: &Path,
 ) -> LResult<Model> {
     let (mut prog, names) = load_any_with_names(path, params, error, false)?;
-    let (efile, etext) = read_model(exceptions, "exceptions")?;
+    let (efile, etext) = read_model(exceptions, crate::Phase::ReadingExceptions)?;
     budget::enter(&efile, crate::Phase::Exceptions)?;
     let value = parse_json(&etext, &efile, "exceptions")?;
     let root = Node::root(&value, &efile);
