@@ -34,6 +34,25 @@ pub struct ModelBuilder {
     templates: Vec<Value>,
     properties: Vec<Value>,
     exceptions: Vec<Value>,
+    /// Names declared twice, as JSON paths (`globals.x`): a file with a
+    /// duplicate key is refused, and so is a built model.
+    duplicates: Vec<String>,
+}
+
+/// Inserts `name` into `map` unless it is there already, in which case its
+/// path (`at.name`) joins `duplicates` and the first declaration stays.
+fn insert_once(
+    map: &mut Map<String, Value>,
+    at: &str,
+    name: &str,
+    value: Value,
+    duplicates: &mut Vec<String>,
+) {
+    if map.contains_key(name) {
+        duplicates.push(format!("{at}.{name}"));
+    } else {
+        map.insert(name.into(), value);
+    }
 }
 
 impl ModelBuilder {
@@ -48,6 +67,7 @@ impl ModelBuilder {
             templates: Vec::new(),
             properties: Vec::new(),
             exceptions: Vec::new(),
+            duplicates: Vec::new(),
         }
     }
 
@@ -59,30 +79,39 @@ impl ModelBuilder {
 
     /// A parameter and its default value (usable in counts and bounds).
     pub fn param(mut self, name: &str, value: i64) -> Self {
-        self.params.insert(name.into(), json!(value));
-        self
-    }
-
-    /// A shared integer variable ranging over `min..=max`.
-    pub fn int_global(mut self, name: &str, min: i64, max: i64, init: i64) -> Self {
-        self.globals.insert(
-            name.into(),
-            json!({"type": "int", "min": min, "max": max, "init": init}),
+        insert_once(
+            &mut self.params,
+            "params",
+            name,
+            json!(value),
+            &mut self.duplicates,
         );
         self
     }
 
+    /// A shared integer variable ranging over `min..=max`.
+    pub fn int_global(self, name: &str, min: i64, max: i64, init: i64) -> Self {
+        self.global_json(
+            name,
+            json!({"type": "int", "min": min, "max": max, "init": init}),
+        )
+    }
+
     /// A shared boolean variable.
-    pub fn bool_global(mut self, name: &str, init: bool) -> Self {
-        self.globals
-            .insert(name.into(), json!({"type": "bool", "init": init}));
-        self
+    pub fn bool_global(self, name: &str, init: bool) -> Self {
+        self.global_json(name, json!({"type": "bool", "init": init}))
     }
 
     /// A shared variable declared as weft/1 JSON (arrays, `"init": "any"`,
     /// bounds given by parameters).
     pub fn global_json(mut self, name: &str, declaration: Value) -> Self {
-        self.globals.insert(name.into(), declaration);
+        insert_once(
+            &mut self.globals,
+            "globals",
+            name,
+            declaration,
+            &mut self.duplicates,
+        );
         self
     }
 
@@ -101,6 +130,9 @@ impl ModelBuilder {
 
     /// A thread template.
     pub fn template(mut self, template: TemplateBuilder) -> Self {
+        let at = format!("threads[{}]", self.templates.len());
+        self.duplicates
+            .extend(template.duplicates.iter().map(|d| format!("{at}.{d}")));
         self.templates.push(Value::Object(template.doc));
         self
     }
@@ -157,6 +189,14 @@ impl ModelBuilder {
                 .and_then(Value::as_str)
                 .unwrap_or("model")
         );
+        if let Some(path) = self.duplicates.first() {
+            let name = path.rsplit('.').next().unwrap_or(path);
+            return Err(Box::new(Diagnostic::new(
+                &file,
+                path,
+                format!("duplicate key `{name}`: declared twice (a file with it is refused too)"),
+            )));
+        }
         crate::model::load_str(&self.to_json().to_string(), &file, &[])
     }
 }
@@ -166,6 +206,8 @@ impl ModelBuilder {
 #[derive(Clone, Debug)]
 pub struct TemplateBuilder {
     doc: Map<String, Value>,
+    /// Names declared twice in the template (`locals.x`, `groups.g`).
+    duplicates: Vec<String>,
 }
 
 impl TemplateBuilder {
@@ -175,7 +217,10 @@ impl TemplateBuilder {
         doc.insert("name".into(), json!(name));
         doc.insert("start".into(), json!(start));
         doc.insert("transitions".into(), json!([]));
-        TemplateBuilder { doc }
+        TemplateBuilder {
+            doc,
+            duplicates: Vec::new(),
+        }
     }
 
     /// How many threads run this template: a number or a parameter name.
@@ -191,7 +236,7 @@ impl TemplateBuilder {
             .entry("groups")
             .or_insert_with(|| Value::Object(Map::new()));
         if let Value::Object(g) = groups {
-            g.insert(name.into(), json!(locations));
+            insert_once(g, "groups", name, json!(locations), &mut self.duplicates);
         }
         self
     }
@@ -223,7 +268,7 @@ impl TemplateBuilder {
             .entry("locals")
             .or_insert_with(|| Value::Object(Map::new()));
         if let Value::Object(l) = locals {
-            l.insert(name.into(), declaration);
+            insert_once(l, "locals", name, declaration, &mut self.duplicates);
         }
         self
     }

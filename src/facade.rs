@@ -43,6 +43,17 @@ pub struct LoadOptions {
 }
 
 impl Model {
+    /// Whether `load` reads `path` as DVE: its extension is `.dve`, in any
+    /// case (`phils.1.DVE` too).
+    ///
+    /// ```
+    /// assert!(weft::Model::is_dve_path("BEEM/PHILS.1.DVE"));
+    /// assert!(!weft::Model::is_dve_path("models/peterson.json"));
+    /// ```
+    pub fn is_dve_path(path: impl AsRef<Path>) -> bool {
+        crate::model::load::is_dve_path(path.as_ref())
+    }
+
     /// Loads a model file: weft/1 JSON, or DVE by the `.dve` extension.
     ///
     /// ```

@@ -1,6 +1,8 @@
 //! Generators for the papers' model families, as weft/1 JSON documents
 //! (load them with [`crate::Model::from_json`]). The bench harness and the
-//! tests use these; `weft gen` prints them.
+//! tests use these; `weft gen` prints them. Each builds the whole model in
+//! memory: the sizes meant are `weft gen`'s (up to 100,000 threads or
+//! statements).
 
 use serde_json::{Value, json};
 
@@ -89,11 +91,18 @@ pub fn simple(n: u32, boolean_mutex: bool) -> Value {
 /// The number of reachable states of lock(n, m), counted independently of
 /// any engine: with the lock free every thread is at one of m+1 non-critical
 /// positions; with it held, one thread is at one of 2m critical locations
-/// and the others anywhere non-critical.
-pub fn lock_state_count(n: u32, m: u32) -> u128 {
-    let free = (m as u128 + 1).pow(n);
-    let held = n as u128 * 2 * m as u128 * (m as u128 + 1).pow(n - 1);
-    free + held
+/// and the others anywhere non-critical. `None` when the count does not fit
+/// in a `u128` (lock(100, 9) has about 10^100 states).
+pub fn lock_state_count(n: u32, m: u32) -> Option<u128> {
+    let positions = u128::from(m) + 1;
+    let free = positions.checked_pow(n)?;
+    let held = match n.checked_sub(1) {
+        None => 0,
+        Some(others) => {
+            (u128::from(n) * 2 * u128::from(m)).checked_mul(positions.checked_pow(others)?)?
+        }
+    };
+    free.checked_add(held)
 }
 
 /// Peterson's algorithm for two threads (precise thread-modular paper,

@@ -5,7 +5,8 @@
 //! (docs/model-format.md). weft decides whether an error state is
 //! reachable, exactly ([`Mode::Standard`]) or in polynomial time by
 //! thread-modular abstraction ([`Mode::ThreadModular`],
-//! [`Mode::CartesianExc`]).
+//! [`Mode::CartesianExc`]), refined automatically until it proves or
+//! refutes ([`Mode::Refine`]).
 //!
 //! ```
 //! use weft::{CheckOptions, Mode, Model, Verdict};

@@ -170,6 +170,7 @@ fn run(cli: Cli, started: std::time::Instant) -> Result<u8, Failure> {
                     .map(|d| usize::try_from(d).unwrap_or(usize::MAX)),
                 keep_going: args.keep_going,
                 symmetry_sorted: args.symmetry_sorted,
+                progress: true,
             };
             let report = prog.check(mode, &opts).map_err(|e| {
                 // An exception set given by --exceptions fails in its file.
@@ -263,6 +264,7 @@ fn test(
 ) -> Result<u8, Failure> {
     let opts = CheckOptions {
         max_states,
+        progress: true,
         timeout: timeout
             .map(|s| std::time::Duration::try_from_secs_f64(s).unwrap_or(std::time::Duration::MAX)),
         ..Default::default()
@@ -500,7 +502,7 @@ fn convert_promela(
     params: &[(String, i64)],
     properties: Vec<String>,
 ) -> Result<u8, Failure> {
-    let prog = if model.extension().and_then(|e| e.to_str()) == Some("dve") {
+    let prog = if Model::is_dve_path(model) {
         let (value, warnings) = Model::dve_to_json(model, error)?;
         for w in warnings {
             eprintln!("warning: {w}");

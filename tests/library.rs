@@ -186,3 +186,118 @@ fn a_built_model_checks_deadlocks() {
         .unwrap();
     assert_eq!(report.verdict(), Verdict::Safe);
 }
+
+/// A name declared twice is refused, as a file with a duplicate key is,
+/// rather than the second declaration silently replacing the first.
+#[test]
+fn a_name_declared_twice_in_a_built_model_is_a_diagnostic() {
+    let err = ModelBuilder::new("twice")
+        .int_global("x", 0, 1, 0)
+        .bool_global("x", false)
+        .template(TemplateBuilder::new("p", "a"))
+        .error("e", "x == 1")
+        .build()
+        .unwrap_err();
+    assert_eq!(err.path, "globals.x", "{}", err.render());
+    assert!(
+        err.message.contains("duplicate key `x`"),
+        "{}",
+        err.render()
+    );
+    let err = ModelBuilder::new("twice")
+        .template(
+            TemplateBuilder::new("p", "a")
+                .int_local("i", 0, 1, 0)
+                .int_local("i", 0, 3, 0),
+        )
+        .error("e", "false")
+        .build()
+        .unwrap_err();
+    assert_eq!(err.path, "threads[0].locals.i", "{}", err.render());
+}
+
+/// What the command line refuses, the library refuses too.
+#[test]
+fn a_refinement_strategy_outside_refine_is_refused() {
+    let model = Model::from_json(LOCK, "lock.json").unwrap();
+    let opts = CheckOptions {
+        refinement: weft::Refinement::Control,
+        ..Default::default()
+    };
+    match model.check(Mode::Standard, &opts) {
+        Err(CheckError::Unsupported(why)) => assert!(why.contains("--refine"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// The exception set refine hands back reads as products, each thread's
+/// component a list of local stores.
+#[test]
+fn the_refined_exception_set_reads_as_products() {
+    let model = Model::load("models/dekker.json").unwrap();
+    let report = model.check(Mode::Refine, &CheckOptions::default()).unwrap();
+    let e = report.exceptions.as_ref().unwrap();
+    assert_eq!(e.threads(), model.thread_names());
+    let products: Vec<weft::AbstractProduct> = e.products().collect();
+    assert_eq!(products.len(), e.len());
+    assert!(!e.is_empty());
+    for p in &products {
+        assert_eq!(p.threads.len(), e.threads().len());
+        // Each local store starts with the thread's location.
+        assert!(p.threads.iter().flatten().all(|l| l[0].0 == "pc"), "{p:?}");
+    }
+}
+
+/// A time budget holds in every phase of refine, the instantiation of the
+/// model's own exception set included: lock(2000, 9)'s 2000 products of
+/// 2000 threads took 15 s to instantiate and maximize, unchecked, then
+/// 30 s to render as lists (found embedding weft, where no watchdog runs).
+#[test]
+fn refine_stops_at_its_time_budget_while_it_instantiates_the_exception_set() {
+    let text = weft::families::lock(2000, 9).to_string();
+    let model = Model::from_json(&text, "lock-2000-9.json").unwrap();
+    let started = std::time::Instant::now();
+    let opts = CheckOptions {
+        timeout: Some(std::time::Duration::from_millis(500)),
+        ..Default::default()
+    };
+    let report = model.check(Mode::Refine, &opts).unwrap();
+    let took = started.elapsed();
+    assert_eq!(report.verdict(), Verdict::Unknown, "{}", report.to_text());
+    assert!(
+        report.outcomes[0]
+            .reason
+            .contains("time budget of 0.5 s exhausted")
+            && report.outcomes[0].reason.contains("in the first pass"),
+        "{}",
+        report.to_text()
+    );
+    // Past the budget by the time one product's pairing takes, not by the
+    // 45 s the phases took unchecked.
+    assert!(took.as_secs() < 10, "{took:?}");
+}
+
+/// A memory budget comes back as it was given, in bytes, and is worded
+/// without rounding it to nothing.
+#[test]
+fn a_memory_budget_is_reported_as_given() {
+    let model = Model::from_json(LOCK, "lock.json").unwrap();
+    let opts = CheckOptions {
+        max_memory_bytes: Some(1_500_000),
+        ..Default::default()
+    };
+    let report = model.check(Mode::Standard, &opts).unwrap();
+    let o = &report.outcomes[0];
+    assert_eq!(o.verdict, Verdict::Unknown);
+    assert!(
+        o.reason.contains("memory budget of 1.43 MiB exhausted"),
+        "{}",
+        o.reason
+    );
+    let next = o.next_step.as_ref().unwrap();
+    assert!(
+        next.suggestions()
+            .contains(&weft::Suggestion::Raise(weft::Limit::Memory(1_500_000))),
+        "{next:?}"
+    );
+}

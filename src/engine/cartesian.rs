@@ -29,10 +29,12 @@ mod symmetric_report;
 
 #[cfg(test)]
 pub(crate) use entry::run_classes;
-pub(crate) use entry::{Path, run, run_with};
+#[cfg(test)]
+pub(crate) use entry::{Path, run_with};
+pub(crate) use entry::{run, run_per_thread_with_exceptions};
 #[cfg(test)]
 pub(crate) use query::ProductValues;
-pub(crate) use query::abstract_product;
+pub(crate) use query::{abstract_product, refined_exceptions};
 
 use super::error::CheckError;
 use super::exceptions::{BitSet, ExceptionSet, Product, Subtraction};

@@ -26,10 +26,6 @@ pub enum CheckError {
         /// The evaluation error.
         message: String,
     },
-    /// A budget ran out where only a complete answer will do (e.g. listing
-    /// every reachable state).
-    #[error("{0}")]
-    Budget(String),
     /// The machine refused a resource (e.g. worker threads).
     #[error("{0}")]
     Internal(String),

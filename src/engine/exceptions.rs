@@ -170,8 +170,8 @@ impl ExceptionSet {
                 set.by_global.entry(g).or_default().extend(products);
             }
         }
-        set.maximize();
-        Ok((set, None))
+        let why = set.maximize_within(&mut || stop(products_so_far));
+        Ok((set, why))
     }
 
     /// E from explicit states `(g, l_1..l_n)` (tests: E = the reachable set).
@@ -193,12 +193,35 @@ impl ExceptionSet {
     /// products inside the union (Prop. 3), by iterated consensus (the
     /// multi-valued analogue of computing prime implicants) and absorption.
     pub(crate) fn maximize(&mut self) {
+        let _never = self.maximize_within(&mut || None);
+    }
+
+    /// As `maximize`, until `stop` gives a reason (asked between the
+    /// pairings of one product with the earlier ones, which cost up to
+    /// products × threads each): then the lists not maximized yet are left
+    /// as they are, marked so, and the reason returned.
+    pub(crate) fn maximize_within(
+        &mut self,
+        stop: &mut dyn FnMut() -> Option<String>,
+    ) -> Option<String> {
+        let mut why = None;
         for (g, products) in self.by_global.iter_mut() {
-            if !maximize_products(products) {
+            let complete = match why {
+                Some(_) => false,
+                None => match maximize_products_within(products, stop) {
+                    Ok(complete) => complete,
+                    Err(reason) => {
+                        why = Some(reason);
+                        false
+                    }
+                },
+            };
+            if !complete {
                 self.unmaximized.insert(*g);
             }
         }
         self.by_global.retain(|_, v| !v.is_empty());
+        why
     }
 
     /// How α_c(P \ E(g)) is computed for the products P of one `base`.
@@ -246,15 +269,36 @@ pub(crate) fn local_pred(
 /// every consensus of two live products lies inside a live product, so the
 /// live products are exactly the maximal products of the union. Returns
 /// false when the size bound stopped it early.
+#[cfg(test)]
 fn maximize_products(products: &mut Vec<Product>) -> bool {
+    maximize_products_within(products, &mut || None).unwrap_or(false)
+}
+
+/// As `maximize_products`, asking `stop` before each product is paired:
+/// `Err(reason)` when it gives one (the list then holds the products as
+/// far as they were absorbed, still covering the same union).
+fn maximize_products_within(
+    products: &mut Vec<Product>,
+    stop: &mut dyn FnMut() -> Option<String>,
+) -> Result<bool, String> {
     let mut live: Vec<Option<Product>> = Vec::new();
-    for p in products.drain(..) {
+    let mut given = std::mem::take(products).into_iter();
+    while let Some(p) = given.next() {
+        // Each insertion compares with every live product.
+        if let Some(why) = stop() {
+            products.extend(live.into_iter().flatten().chain([p]).chain(given));
+            return Err(why);
+        }
         insert_absorbing(&mut live, p);
     }
     let n = live.iter().flatten().next().map_or(0, Vec::len);
     let mut complete = true;
     let mut b = 0;
     while b < live.len() {
+        if let Some(why) = stop() {
+            products.extend(live.into_iter().flatten());
+            return Err(why);
+        }
         for a in 0..b {
             let (Some(p), Some(q)) = (&live[a], &live[b]) else {
                 continue;
@@ -301,7 +345,7 @@ fn maximize_products(products: &mut Vec<Product>) -> bool {
         b += 1;
     }
     products.extend(live.into_iter().flatten());
-    complete
+    Ok(complete)
 }
 
 /// Adds `c` unless it is empty or inside a live product; removes the live

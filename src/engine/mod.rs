@@ -54,7 +54,8 @@ pub struct CheckOptions {
     /// process's start, so that loading spends from the same budget;
     /// `None` is when the check starts.
     pub started: Option<Instant>,
-    /// `--show invariant`: include the abstract fixpoint in the report.
+    /// `--show invariant`: include the abstract fixpoint in the report
+    /// (the abstract modes; `standard` has none and ignores it).
     pub show_invariant: bool,
     /// `--symmetry`: reduce interchangeable threads (standard only).
     pub symmetry: bool,
@@ -85,6 +86,10 @@ pub struct CheckOptions {
     /// checked (model errors too) and each violated property's error states
     /// are counted; the traces stay the shortest ones.
     pub keep_going: bool,
+    /// A progress line on stderr while the check runs, when stderr is a
+    /// terminal and `CI` is not set (the command line's; off by default, so
+    /// that a program embedding weft keeps its terminal).
+    pub progress: bool,
     /// Internal: under `symmetry`, keep the sorted representation of a
     /// block's local stores rather than counters (the comparison the
     /// tests and docs/performance.md make; hidden `--symmetry-sorted`).
@@ -125,7 +130,7 @@ pub enum Refinement {
 /// states each, so a budget also stops the search inside a BFS level.
 pub(crate) struct Budget {
     max_states: Option<usize>,
-    max_memory_kib: Option<u64>,
+    max_memory_bytes: Option<u64>,
     deadline: Option<Instant>,
     timeout: Option<Duration>,
     /// When `exceeded_now` last read the resident memory (a file read).
@@ -149,23 +154,23 @@ const MEMORY_READ_INTERVAL: Duration = Duration::from_millis(20);
 
 impl Budget {
     pub(crate) fn new(opts: &CheckOptions) -> Budget {
-        let max_memory_kib = opts.memory_budget_bytes().map(|b| b / 1024);
+        let max_memory_bytes = opts.memory_budget_bytes();
         // A timeout too large to add to the clock is no deadline.
         let started = opts.started.unwrap_or_else(Instant::now);
         let deadline = opts.timeout.and_then(|t| started.checked_add(t));
         let limits = progress::Limits {
             timeout: opts.timeout.filter(|_| deadline.is_some()),
             count: opts.max_states.map(|m| m as u64),
-            memory_kib: max_memory_kib,
+            memory_kib: max_memory_bytes.map(|b| b / 1024),
         };
         Budget {
             max_states: opts.max_states,
-            max_memory_kib,
+            max_memory_bytes,
             deadline,
             timeout: opts.timeout,
             last_memory_read: Mutex::new(None),
             hit: Mutex::new(None),
-            progress: Mutex::new(progress::Progress::new(limits)),
+            progress: Mutex::new(progress::Progress::new(limits, opts.progress)),
             spent: std::sync::atomic::AtomicUsize::new(0),
         }
     }
@@ -294,12 +299,12 @@ impl Budget {
             if let Some(why) = self.out_of_time() {
                 return Some(why);
             }
-            if let (Some(m), Some(cur)) = (self.max_memory_kib, crate::sys::current_memory_kib())
-                && cur >= m
+            if let (Some(m), Some(cur)) = (self.max_memory_bytes, crate::sys::current_memory_kib())
+                && cur.saturating_mul(1024) >= m
             {
                 return self.ran_out(
-                    Limit::Memory(m * 1024),
-                    format!("memory budget of {:.0} MiB exhausted", m as f64 / 1024.0),
+                    Limit::Memory(m),
+                    format!("memory budget of {} MiB exhausted", result::format_mib(m)),
                 );
             }
         }
@@ -419,6 +424,12 @@ pub(crate) fn check(
         return Err(CheckError::Unsupported(
             "the model has channels (rendezvous between threads), which --refine control does not support yet; use --refine exceptions".into(),
         ));
+    }
+    if opts.refinement != Refinement::Exceptions && mode != Mode::Refine {
+        return Err(CheckError::Unsupported(format!(
+            "--refine applies to mode refine only; {} does not refine",
+            mode.name()
+        )));
     }
     if opts.symmetry && !prog.channels.is_empty() {
         return Err(CheckError::Unsupported(

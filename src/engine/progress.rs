@@ -47,8 +47,9 @@ pub(crate) struct Progress {
 }
 
 impl Progress {
-    pub(crate) fn new(limits: Limits) -> Progress {
-        let enabled = std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
+    /// `wanted`: the caller asks for a line (`CheckOptions::progress`).
+    pub(crate) fn new(limits: Limits, wanted: bool) -> Progress {
+        let enabled = wanted && std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
         Progress {
             start: Instant::now(),
             enabled,
@@ -171,6 +172,13 @@ mod tests {
             count,
             memory_kib: memory_mib.map(|m| m * 1024),
         }
+    }
+
+    #[test]
+    fn no_line_unless_the_caller_asks_for_one() {
+        // A library check leaves the embedding program's terminal alone.
+        assert!(!Progress::new(Limits::default(), false).enabled);
+        assert!(!crate::engine::CheckOptions::default().progress);
     }
 
     #[test]

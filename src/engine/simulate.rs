@@ -131,12 +131,11 @@ pub(crate) fn run(prog: &Program, opts: &SimulateOptions) -> Result<SimulationRe
         path.clear();
         let end = loop {
             looked += 1;
-            if looked.is_multiple_of(POLL_EVERY as usize) {
-                budget.progress(total_steps as usize, "steps", 0, None);
-                if let Some(why) = budget.exceeded_now(0, usize::MAX) {
-                    stopped = Some(why);
-                    break End::Bound;
-                }
+            if looked.is_multiple_of(POLL_EVERY as usize)
+                && let Some(why) = budget.exceeded_now(0, usize::MAX)
+            {
+                stopped = Some(why);
+                break End::Bound;
             }
             let (violated, eval_error) = concrete::violated(&exp, &props, g, &ls);
             let step_error = concrete::moves(&mut exp, g, &ls, &mut moves);

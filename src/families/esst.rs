@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 /// With `bug`, the last transmitter forgets to add one: the check fails.
 pub fn token_ring(n: u32, bug: bool) -> Value {
     let n = n.max(1);
-    let modulus = (n + 1).next_power_of_two();
+    let modulus = (u64::from(n) + 1).next_power_of_two();
     let events: Vec<String> = (0..=n).map(|i| format!("e{i}")).collect();
     let mut threads = vec![json!({
         "name": "master",

@@ -22,8 +22,11 @@ pub(crate) struct Snippet {
 pub struct Diagnostic {
     /// The file, as the user named it.
     pub file: String,
-    /// JSON path such as `threads[0].transitions[3].when`; empty for the
-    /// whole document.
+    /// Where in the file: a JSON path such as
+    /// `threads[0].transitions[3].when`; for text that is not JSON, a line
+    /// and column (`line 3, column 14`, a DVE file or a trace file's line);
+    /// for an option's text, the option (`--error`); empty for the whole
+    /// file.
     pub path: String,
     /// What is wrong.
     pub message: String,

@@ -76,7 +76,7 @@ pub(super) fn classify(path: &Path) -> Candidate {
 
 /// As `classify`, reading files of at most `max` bytes.
 fn classify_up_to(path: &Path, max: u64) -> Candidate {
-    if path.extension().and_then(|e| e.to_str()) == Some("dve") {
+    if weft::Model::is_dve_path(path) {
         return Candidate::Model;
     }
     let readable = std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() <= max);

@@ -213,7 +213,7 @@ fn load(path: &Path, file: &str) -> Result<Model, Box<Record>> {
         whole_file(Status::Error, None, reason, Some(d.render()))
     })?;
     if model.expectations().is_empty() {
-        let is_dve = path.extension().and_then(|e| e.to_str()) == Some("dve");
+        let is_dve = weft::Model::is_dve_path(path);
         // Only a file named on the command line can be DVE: a folder's
         // candidates are its *.json files.
         let reason = if is_dve {

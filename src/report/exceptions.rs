@@ -15,17 +15,21 @@ use serde_json::{Map, Value, json};
 /// assert!(entries.as_array().is_some_and(|e| !e.is_empty()));
 /// ```
 pub fn exception_entries(e: &RefinedExceptions) -> Value {
+    // Each component's disjunction once, however many products name it.
+    let mut disjunctions: Vec<Option<String>> = vec![None; e.component_count()];
     let entries = e
-        .products
-        .iter()
-        .map(|p| {
+        .product_parts()
+        .map(|(global, components)| {
             let mut threads = Map::new();
-            for (name, locals) in e.threads.iter().zip(&p.threads) {
-                let states: Vec<String> = locals.iter().map(local_predicate).collect();
-                threads.insert(name.clone(), Value::String(states.join(" || ")));
+            for (name, &c) in e.threads().iter().zip(components) {
+                let text = disjunctions[c as usize].get_or_insert_with(|| {
+                    let states: Vec<String> = e.component(c).map(local_predicate).collect();
+                    states.join(" || ")
+                });
+                threads.insert(name.clone(), Value::String(text.clone()));
             }
             json!({
-                "when": conjunction(&p.global),
+                "when": conjunction(global),
                 "threads": threads,
             })
         })

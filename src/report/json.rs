@@ -99,6 +99,26 @@ pub(super) fn obj(store: &Store) -> Value {
 
 /// The trace's fields of a property's JSON line: `initial` (the initial
 /// state), `trace` (the steps, an array) and, for a model error, `failure`.
+impl Trace {
+    /// The trace as `weft check --format json` writes it (`{"initial",
+    /// "trace", "failure"}`, docs/output.md): what [`crate::SavedTrace`]
+    /// and `weft replay` read back.
+    ///
+    /// ```
+    /// use weft::{CheckOptions, Mode, Model, SavedTrace};
+    /// let model = Model::load("models/bug-ticket-lock.json").unwrap();
+    /// let report = model.check(Mode::Standard, &CheckOptions::default()).unwrap();
+    /// let trace = report.outcomes[0].trace.as_ref().unwrap();
+    /// let text = trace.to_json().to_string();
+    /// let saved = SavedTrace::parse(&text, "t.json", Some("mutex")).unwrap();
+    /// assert_eq!(&saved.trace, trace);
+    /// assert!(model.replay(&saved.trace, Some("mutex")).unwrap().confirmed());
+    /// ```
+    pub fn to_json(&self) -> Value {
+        Value::Object(trace_fields(self).into_iter().collect())
+    }
+}
+
 fn trace_fields(t: &Trace) -> Vec<(String, Value)> {
     let initial = json!({
         "globals": obj(&t.initial_globals),

@@ -67,8 +67,8 @@ fn raise(limit: &Limit) -> String {
             super::format_seconds(t.as_secs_f64())
         ),
         Limit::Memory(b) => format!(
-            "raise `--max-memory` ({:.0} MiB ran out)",
-            *b as f64 / 1048576.0
+            "raise `--max-memory` ({} MiB ran out)",
+            crate::engine::result::format_mib(*b)
         ),
         Limit::States(n) => format!("raise `--max-states` ({n} states ran out)"),
         Limit::Store(n) => format!(

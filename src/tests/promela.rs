@@ -209,7 +209,7 @@ fn lock_schema_state_counts_are_weft_plus_one_in_spin() {
     for (n, m) in [(1, 1), (2, 1), (2, 2), (3, 1), (3, 3), (4, 2), (5, 1)] {
         let prog = load_value(&crate::families::lock(n, m));
         let (verdict, states, pan) = cross_check(&prog, &[]);
-        let formula = crate::families::lock_state_count(n, m) as u64;
+        let formula = crate::families::lock_state_count(n, m).expect("fits") as u64;
         assert_eq!(
             (verdict, states),
             (Verdict::Safe, formula),

@@ -231,7 +231,7 @@ fn the_models_own_exception_set_is_tried_first() {
     assert_eq!(r.verdict(), Verdict::Safe);
     assert_eq!(r.stats.count("refinements"), Some(0));
     assert_eq!(r.stats.get("precise_globals"), None);
-    assert!(!r.exceptions.expect("the model's set").products.is_empty());
+    assert!(!r.exceptions.expect("the model's set").is_empty());
     let mut weak = model;
     weak["exceptions"][0]["when"] = serde_json::json!("false");
     let prog = common::load_value(&weak);

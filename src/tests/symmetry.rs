@@ -45,7 +45,7 @@ fn reduced_and_full_counts_match_independent_formulas() {
                 .get("full_states")
                 .and_then(Value::as_u64)
                 .map(u128::from),
-            Some(lock_state_count(n, 1)),
+            lock_state_count(n, 1),
             "lock({n},1) full"
         );
         assert_eq!(r.verdict(), Verdict::Safe);
@@ -65,7 +65,7 @@ fn reduced_and_full_counts_match_independent_formulas() {
                 .get("full_states")
                 .and_then(Value::as_u64)
                 .map(u128::from),
-            Some(lock_state_count(n, m)),
+            lock_state_count(n, m),
             "lock({n},{m}) full"
         );
     }

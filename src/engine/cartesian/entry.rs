@@ -7,7 +7,7 @@ use super::symmetric;
 use super::{Cartesian, Exceptions};
 use crate::engine::abstract_report;
 use crate::engine::error::CheckError;
-use crate::engine::result::RunReport;
+use crate::engine::result::{RefinedExceptions, RunReport};
 use crate::engine::{CheckOptions, Mode};
 use crate::program::Program;
 use std::time::Instant;
@@ -55,6 +55,19 @@ pub(crate) fn run_with(
     }
     let c = Cartesian::compute(prog, Exceptions::Model, opts)?;
     abstract_report::report(prog, &c, selected, opts, start)
+}
+
+/// The per-thread path's report and its exception set E (`refine` reads E
+/// back when the model's own set proves every property).
+pub(crate) fn run_per_thread_with_exceptions(
+    prog: &Program,
+    opts: &CheckOptions,
+) -> Result<(RunReport, RefinedExceptions), CheckError> {
+    let start = Instant::now();
+    let selected = abstract_report::prepare(prog, opts, Mode::CartesianExc)?;
+    let c = Cartesian::compute(prog, Exceptions::Model, opts)?;
+    let report = abstract_report::report(prog, &c, selected, opts, start)?;
+    Ok((report, c.exception_set()))
 }
 
 /// The report of the class path alone (`None`: it does not apply), alarms

@@ -4,9 +4,10 @@
 //! in γ_cart(X) ∪ E and the Cartesian part as values.
 
 use super::Cartesian;
-use crate::engine::exceptions::Product;
-use crate::engine::result::{AbstractProduct, InvariantForm};
+use crate::engine::exceptions::{BitSet, Product};
+use crate::engine::result::{AbstractProduct, InvariantForm, RefinedExceptions};
 use crate::program::Explorer;
+use rustc_hash::FxHashMap;
 #[cfg(test)]
 use {crate::program::Val, rustc_hash::FxHashSet};
 
@@ -91,6 +92,18 @@ impl Cartesian<'_> {
 
     /// The fixpoint as the paper prints it: per global store, a product;
     /// then E; both ordered by global store.
+    /// E, ordered by the global store's values (as the invariant prints
+    /// it), for `refine` when the model's own set proves every property.
+    pub(crate) fn exception_set(&self) -> RefinedExceptions {
+        let mut eg: Vec<u32> = self.exceptions.by_global.keys().copied().collect();
+        eg.sort_by(|a, b| self.exp.globals.get(*a).cmp(self.exp.globals.get(*b)));
+        refined_exceptions(
+            &self.exp,
+            eg.iter()
+                .flat_map(|&g| self.exceptions.products(g).iter().map(move |p| (g, p))),
+        )
+    }
+
     pub(crate) fn invariant_form(&self) -> InvariantForm {
         let mut gs: Vec<u32> = self.x.keys().copied().collect();
         gs.sort_by(|a, b| self.exp.globals.get(*a).cmp(self.exp.globals.get(*b)));
@@ -111,6 +124,50 @@ impl Cartesian<'_> {
             exceptions,
         }
     }
+}
+
+/// The products `{g} × p` as `RefinedExceptions`, in the order given, each
+/// local store and each component rendered once.
+pub(crate) fn refined_exceptions<'a>(
+    exp: &Explorer,
+    products: impl Iterator<Item = (u32, &'a Product)>,
+) -> RefinedExceptions {
+    let prog = exp.prog;
+    let mut locals = Vec::new();
+    let mut local_ids: FxHashMap<(usize, u32), u32> = FxHashMap::default();
+    let mut components = Vec::new();
+    let mut component_ids: FxHashMap<(usize, &BitSet), u32> = FxHashMap::default();
+    let mut globals: FxHashMap<u32, crate::engine::result::Store> = FxHashMap::default();
+    let mut out = Vec::new();
+    for (g, p) in products {
+        let global = globals
+            .entry(g)
+            .or_insert_with(|| prog.globals.render(exp.globals.get(g)))
+            .clone();
+        let ids = p
+            .iter()
+            .enumerate()
+            .map(|(t, c)| {
+                let template = exp.template_id(t);
+                *component_ids.entry((template, c)).or_insert_with(|| {
+                    let members = c
+                        .iter()
+                        .map(|l| {
+                            *local_ids.entry((template, l)).or_insert_with(|| {
+                                locals.push(prog.template_of(t).render_local(exp.local(t, l)));
+                                locals.len() as u32 - 1
+                            })
+                        })
+                        .collect();
+                    components.push(members);
+                    components.len() as u32 - 1
+                })
+            })
+            .collect();
+        out.push((global, ids));
+    }
+    let threads = prog.threads.iter().map(|t| t.name.clone()).collect();
+    RefinedExceptions::new(threads, locals, components, out)
 }
 
 /// `{g} × p` as data.

@@ -30,8 +30,8 @@ use super::cartesian::{Cartesian, abstract_product};
 use super::error::CheckError;
 use super::exceptions::Product;
 use super::result::{
-    AbstractProduct, Invariant, InvariantForm, Limit, Outcome, RefinedExceptions, RunReport, Stats,
-    Suggestion, Trace, Witness, WitnessThread,
+    AbstractProduct, Invariant, InvariantForm, Limit, NextStep, Outcome, RefinedExceptions,
+    RunReport, Stats, Suggestion, Trace, Witness, WitnessThread,
 };
 use super::{Budget, CheckOptions, MODEL_ERRORS, Mode, Refinement, Verdict, next};
 use crate::program::ranges::Ranges;
@@ -88,30 +88,37 @@ fn proved_by_the_models_set(
     if prog.exceptions.is_empty() {
         return Ok(None);
     }
-    let with_invariant = CheckOptions {
-        show_invariant: true,
-        ..opts.clone()
-    };
     // Per thread: E is read below as per-thread products.
-    let mut report =
-        super::cartesian::run_with(prog, &with_invariant, super::cartesian::Path::PerThread)?;
+    let (mut report, exceptions) = super::cartesian::run_per_thread_with_exceptions(prog, opts)?;
+    // A budget that ran out in this pass is out for the loop too: say where.
+    let ran_out = report.outcomes.iter().find_map(|o| {
+        o.next_step
+            .as_ref()?
+            .suggestions()
+            .iter()
+            .find_map(|s| match s {
+                Suggestion::Raise(limit) => Some(*limit),
+                _ => None,
+            })
+    });
+    if let Some(limit) = ran_out {
+        report.mode = Mode::Refine;
+        for o in &mut report.outcomes {
+            if o.verdict == Verdict::Unknown {
+                o.reason = format!(
+                    "{}, in the first pass (cartesian-exc with the model's own exception set, before any refinement)",
+                    o.reason
+                );
+                o.next_step = Some(NextStep::raise(limit));
+            }
+        }
+        report.stats.push("refinements", 0);
+        return Ok(Some(report));
+    }
     if report.outcomes.iter().any(|o| o.verdict != Verdict::Safe) {
         return Ok(None);
     }
-    let Some(Invariant {
-        form: InvariantForm::Cartesian { exceptions, .. },
-        ..
-    }) = &report.invariant
-    else {
-        return Ok(None);
-    };
-    report.exceptions = Some(RefinedExceptions {
-        threads: prog.threads.iter().map(|t| t.name.clone()).collect(),
-        products: exceptions.clone(),
-    });
-    if !opts.show_invariant {
-        report.invariant = None;
-    }
+    report.exceptions = Some(exceptions);
     report.mode = Mode::Refine;
     for o in &mut report.outcomes {
         o.reason = format!(
@@ -257,7 +264,6 @@ fn run_exceptions(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
     stats.push("fixpoint_s", round6(clock.fixpoint));
     stats.push("search_s", round6(clock.search));
     stats.finish(start.elapsed());
-    let exceptions = exception_products(&exp, &h);
     Ok(RunReport {
         blocks: None,
         model: prog.name.clone(),
@@ -267,15 +273,12 @@ fn run_exceptions(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
         invariant: opts.show_invariant.then(|| Invariant {
             form: InvariantForm::Cartesian {
                 products: cartesian_products(&exp, &h),
-                exceptions: exceptions.clone(),
+                exceptions: exception_set(&exp, &h).products().collect(),
             },
             globals: prog.globals.clone(),
             blocks: false,
         }),
-        exceptions: Some(RefinedExceptions {
-            threads: prog.threads.iter().map(|t| t.name.clone()).collect(),
-            products: exceptions,
-        }),
+        exceptions: Some(exception_set(&exp, &h)),
     })
 }
 
@@ -477,13 +480,12 @@ fn cartesian_products(exp: &Explorer, h: &Hybrid) -> Vec<AbstractProduct> {
 }
 
 /// E: the products at the precise stores, ordered by the store's values.
-fn exception_products(exp: &Explorer, h: &Hybrid) -> Vec<AbstractProduct> {
+fn exception_set(exp: &Explorer, h: &Hybrid) -> RefinedExceptions {
     let mut gs: Vec<u32> = h.disj.keys().copied().collect();
     gs.sort_by(|a, b| exp.globals.get(*a).cmp(exp.globals.get(*b)));
-    gs.iter()
-        .flat_map(|&g| {
-            h.precise_products(g)
-                .map(move |t| abstract_product(exp, g, &t.product))
-        })
-        .collect()
+    super::cartesian::refined_exceptions(
+        exp,
+        gs.iter()
+            .flat_map(|&g| h.precise_products(g).map(move |t| (g, &t.product))),
+    )
 }

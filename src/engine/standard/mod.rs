@@ -463,7 +463,7 @@ pub(crate) fn reachable(prog: &Program) -> Result<Vec<StateValues>, CheckError> 
     let mut s = Search::new(prog, None, Repr::Sorted, &[], Some(1), None)?;
     let f = s.bfs(&[], &Budget::new(&CheckOptions::default()));
     if let Some(why) = f.budget_hit {
-        return Err(CheckError::Budget(why));
+        return Err(CheckError::Internal(why));
     }
     let mut states = Vec::new();
     let mut st = Vec::new();

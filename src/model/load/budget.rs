@@ -82,8 +82,8 @@ pub(crate) fn check(file: &str) -> Result<(), Box<Diagnostic>> {
                 file,
                 Limit::Memory(max),
                 format!(
-                    "memory budget of {:.0} MiB exhausted while {} ({:.0} MiB resident)",
-                    max as f64 / 1048576.0,
+                    "memory budget of {} MiB exhausted while {} ({:.0} MiB resident)",
+                    crate::engine::result::format_mib(max),
                     during.describe(),
                     kib as f64 / 1024.0
                 ),

@@ -62,7 +62,7 @@ fn load_any_with_names(
     error: Option<&str>,
     divine_errors: bool,
 ) -> LResult<(Model, Names)> {
-    let is_dve = path.extension().and_then(|e| e.to_str()) == Some("dve");
+    let is_dve = is_dve_path(path);
     if !is_dve && error.is_none() {
         // Straight from the text: keeps line numbers in every message.
         let (file, text) = read_model(path, crate::Phase::Reading)?;
@@ -93,6 +93,12 @@ fn load_any_with_names(
     Ok((prog, names))
 }
 
+/// A DVE file, by its extension `.dve` in any case.
+pub(crate) fn is_dve_path(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("dve"))
+}
+
 fn ignored_divine_errors(file: &str) -> String {
     format!(
         "{file}: --divine-errors applies to DVE files; a weft/1 model asks for the error state with its own `error-state`"
@@ -116,7 +122,7 @@ fn translate(
     divine_errors: bool,
 ) -> LResult<(Value, Vec<String>, Option<super::super::dve::SourceMap>)> {
     let (file, text) = read_model(path, crate::Phase::Reading)?;
-    if path.extension().and_then(|e| e.to_str()) == Some("dve") {
+    if is_dve_path(path) {
         budget::enter(&file, crate::Phase::Translating)?;
         let mut t = super::super::dve::to_weft(&text, &file, error)?;
         if divine_errors {

@@ -24,9 +24,11 @@ mod properties;
 mod templates;
 mod vars;
 
+pub(crate) use entry::{
+    is_dve_path, load_any_with, load_dve_str, load_str, load_with_exceptions, to_json,
+};
 #[cfg(test)]
 pub(crate) use entry::{load_any, load_file};
-pub(crate) use entry::{load_any_with, load_dve_str, load_str, load_with_exceptions, to_json};
 
 /// Initial stores are enumerated; past this many, the model is refused.
 const MAX_INIT_STORES: usize = 1_000_000;
