@@ -445,3 +445,32 @@ fn a_trace_too_large_for_the_memory_budget_is_stopped_while_it_is_read() {
         run.stdout
     );
 }
+
+/// Initial states are enumerated before any search, so `--max-states`
+/// cannot stop their enumeration: a model with more than 10,000,000 is
+/// refused where it is read (five threads with a local array `"init":
+/// "any"` over 64 stores each, 2^30 initial states, filled 7 GB under
+/// `--max-states 1000`; found by fuzzing).
+#[test]
+fn a_model_with_too_many_initial_states_is_refused_at_load() {
+    let dir = scratch("init-states");
+    let model = write_model(
+        &dir,
+        "init-any.json",
+        serde_json::json!({
+            "format": "weft/1", "name": "init-any-max-states",
+            "threads": [{"name": "p", "count": 5, "start": "s",
+                "locals": {"a": {"type": "array", "len": 3,
+                                 "of": {"type": "int", "min": 0, "max": 3}, "init": "any"}},
+                "transitions": [{"from": "s", "to": "t"}]}],
+            "properties": [{"name": "P", "error": "count(p: @t) >= 5"}]
+        }),
+    );
+    let run = weft(&["check", &model, "--max-states", "1000"]);
+    assert_eq!(run.code, Some(2), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("1073741824 initial states") && run.stderr.contains("at most 10000000"),
+        "{}",
+        run.stderr
+    );
+}

@@ -274,11 +274,12 @@ pub(crate) fn format_seconds(s: f64) -> String {
 }
 
 /// A memory budget in MiB as people write it: whole when it is
-/// (`--max-memory 500`), else to two decimals (a library's `1.43`), never
-/// `0` for a budget of a few bytes.
+/// (`--max-memory 500`) or large (the default, 80% of physical memory),
+/// else to two decimals (a library's `1.43`), never `0` for a budget of a
+/// few bytes.
 pub(crate) fn format_mib(bytes: u64) -> String {
     let m = bytes as f64 / 1048576.0;
-    if m.fract() == 0.0 {
+    if m.fract() == 0.0 || m >= 100.0 {
         format!("{m:.0}")
     } else if m >= 0.01 {
         format!("{m:.2}")

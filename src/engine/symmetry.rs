@@ -236,28 +236,60 @@ fn told_apart(prog: &Program) -> Vec<Option<Apart>> {
 }
 
 /// Does `e` read `tid` only in comparisons with a constant that are true
-/// for every tid in `lo..=hi` or for none?
-fn tid_uniform(e: &CExpr, (lo, hi): (i64, i64)) -> bool {
-    let (mut reads, mut uniform) = (0, 0);
-    e.visit(&mut |x| match x {
-        CExpr::Tid => reads += 1,
-        CExpr::Bin(op, a, b) if op.is_comparison() => {
-            let same = match (&**a, &**b) {
-                (CExpr::Tid, CExpr::Const(c)) => {
-                    binop(*op, lo, *c).ok() == binop(*op, hi, *c).ok()
-                        && (!matches!(op, BinOp::Eq | BinOp::Ne) || *c < lo || *c > hi || lo == hi)
-                }
-                (CExpr::Const(c), CExpr::Tid) => {
-                    binop(*op, *c, lo).ok() == binop(*op, *c, hi).ok()
-                        && (!matches!(op, BinOp::Eq | BinOp::Ne) || *c < lo || *c > hi || lo == hi)
-                }
-                _ => false,
-            };
-            uniform += same as usize;
-        }
-        _ => {}
-    });
-    reads == uniform
+/// for every tid in `lo..=hi` or for none? A conjunction that such a
+/// comparison makes false for all of them is left out whatever else it
+/// reads: the `deadlock` predicate's part for another template, `tid >= 4
+/// && tid <= 4 && x >= tid`, is false for every tid of 1..=3 (found by
+/// fuzzing: a `tid` in one template's guard kept every template from
+/// being reduced).
+fn tid_uniform(e: &CExpr, r: (i64, i64)) -> bool {
+    let (lo, hi) = r;
+    match e {
+        CExpr::Tid => false,
+        CExpr::Bin(BinOp::And, a, b) if never_true(a, r) || never_true(b, r) => true,
+        CExpr::Bin(op, a, b) if op.is_comparison() => match (&**a, &**b) {
+            (CExpr::Tid, CExpr::Const(c)) => {
+                binop(*op, lo, *c).ok() == binop(*op, hi, *c).ok()
+                    && (!matches!(op, BinOp::Eq | BinOp::Ne) || *c < lo || *c > hi || lo == hi)
+            }
+            (CExpr::Const(c), CExpr::Tid) => {
+                binop(*op, *c, lo).ok() == binop(*op, *c, hi).ok()
+                    && (!matches!(op, BinOp::Eq | BinOp::Ne) || *c < lo || *c > hi || lo == hi)
+            }
+            _ => tid_uniform(a, r) && tid_uniform(b, r),
+        },
+        CExpr::Bin(_, a, b) => tid_uniform(a, r) && tid_uniform(b, r),
+        CExpr::GlobalCell(.., i)
+        | CExpr::LocalCell(.., i)
+        | CExpr::InstLocalCell(.., i)
+        | CExpr::Un(_, i)
+        | CExpr::Count(_, i) => tid_uniform(i, r),
+        _ => true,
+    }
+}
+
+/// Is `e` false for every tid in `lo..=hi`: an order comparison of `tid`
+/// with a constant, false at both ends of the range (so throughout it), an
+/// equality with a constant outside it, or a conjunction with such a part?
+fn never_true(e: &CExpr, (lo, hi): (i64, i64)) -> bool {
+    let ordered = |op: &BinOp| matches!(op, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge);
+    match e {
+        CExpr::Bin(BinOp::And, a, b) => never_true(a, (lo, hi)) || never_true(b, (lo, hi)),
+        CExpr::Bin(BinOp::Eq, a, b) => match (&**a, &**b) {
+            (CExpr::Tid, CExpr::Const(c)) | (CExpr::Const(c), CExpr::Tid) => *c < lo || *c > hi,
+            _ => false,
+        },
+        CExpr::Bin(op, a, b) if ordered(op) => match (&**a, &**b) {
+            (CExpr::Tid, CExpr::Const(c)) => {
+                binop(*op, lo, *c) == Ok(0) && binop(*op, hi, *c) == Ok(0)
+            }
+            (CExpr::Const(c), CExpr::Tid) => {
+                binop(*op, *c, lo) == Ok(0) && binop(*op, *c, hi) == Ok(0)
+            }
+            _ => false,
+        },
+        _ => false,
+    }
 }
 
 pub(crate) fn binomial(n: u128, k: u128) -> Option<u128> {

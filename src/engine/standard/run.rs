@@ -234,15 +234,28 @@ pub(crate) fn run(
             "sorted"
         };
         stats.push("symmetry", repr);
-        // The unreduced count, computed from the orbits (not enumerated).
-        let mut full = Some(0u128);
+        // The unreduced count, computed from the orbits (not enumerated),
+        // of the states `states` counts: under a --max-depth cut, not the
+        // level stored below it (its tag; past the tags' period the level
+        // cannot be told from a shallower one, and no count is given).
+        let cut_tag = match (f.cut, s.max_depth) {
+            (Some(_), Some(d)) if d + 1 < s.visited.period() => {
+                Some(Some(s.visited.tag_of_depth(d + 1)))
+            }
+            (Some(_), _) => None,
+            (None, _) => Some(None),
+        };
+        let mut full = cut_tag.map(|_| 0u128);
         let mut st = Vec::new();
-        s.visited.for_each(|_, key, _| {
+        s.visited.for_each(|_, key, tag| {
             // Past u128 the sum is not computed on (the multinomials cost
             // more than the search on lock(100, 3)).
             let Some(sum) = full else {
                 return;
             };
+            if cut_tag == Some(Some(tag)) {
+                return;
+            }
             s.visited.packer.unpack(key, &mut st);
             let orbit = match &s.ctr {
                 Some(ctr) => ctr.orbit_size(&st),
@@ -250,14 +263,16 @@ pub(crate) fn run(
             };
             full = orbit.and_then(|o| sum.checked_add(o));
         });
-        stats.push(
-            "full_states",
-            match full {
-                Some(f) if f <= u64::MAX as u128 => Value::from(f as u64),
-                Some(f) => Value::from(f.to_string()),
-                None => Value::from("more than 2^128"),
-            },
-        );
+        if cut_tag.is_some() {
+            stats.push(
+                "full_states",
+                match full {
+                    Some(f) if f <= u64::MAX as u128 => Value::from(f as u64),
+                    Some(f) => Value::from(f.to_string()),
+                    None => Value::from("more than 2^128"),
+                },
+            );
+        }
     }
     stats.finish(start.elapsed());
     free_in_background(s.visited.len(), &mut s.exp);
