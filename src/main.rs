@@ -91,12 +91,10 @@ fn run(cli: Cli, started: std::time::Instant) -> Result<u8, Failure> {
     match cli.command {
         Command::Check(args) => {
             let budgets = Budgets::new(started, args.timeout, args.max_memory);
-            let file = args.model.display().to_string();
             let mode = mode_of(args.mode);
             let json = args.format == Format::Json;
             let heading = format!("mode {}", mode.name());
-            budgets.watch(&file, &heading, mode.name(), json);
-            let loaded = budgets.load(
+            let loaded = budgets.watch_and_load(
                 &args.model,
                 LoadOptions {
                     params: args.params.clone(),
@@ -323,29 +321,27 @@ impl Budgets {
         }
     }
 
-    /// Starts the watchdog; `heading` names the run in what it prints
-    /// (`mode standard`, `simulate`), `mode` in a JSON summary.
-    fn watch(&self, file: &str, heading: &str, mode: &'static str, json: bool) {
-        watchdog::start(watchdog::Watch {
-            started: self.started,
-            timeout: self.timeout,
-            max_memory_bytes: self.memory_budget,
-            file: file.to_string(),
-            heading: heading.to_string(),
-            mode,
-            json,
-        });
-    }
-
-    /// Loads the model within the budgets, its warnings on stderr.
-    /// `Ok(Err(3))`: a budget ran out while loading, and the `unknown` was
-    /// printed (`run` is the heading, the mode and `--format json`).
-    fn load(
+    /// Starts the watchdog, then loads the model within the budgets, its
+    /// warnings on stderr. `run` names the run in what a stop prints: the
+    /// heading of its text (`mode standard`, `simulate`), the `mode` of a
+    /// JSON summary, and `--format json`. `Ok(Err(3))`: a budget ran out
+    /// while loading, and the `unknown` was printed.
+    fn watch_and_load(
         &self,
         path: &Path,
         opts: LoadOptions,
         (heading, mode, json): (&str, &'static str, bool),
     ) -> Result<Result<Model, u8>, Failure> {
+        let file = path.display().to_string();
+        watchdog::start(watchdog::Watch {
+            started: self.started,
+            timeout: self.timeout,
+            max_memory_bytes: self.memory_budget,
+            file: file.clone(),
+            heading: heading.to_string(),
+            mode,
+            json,
+        });
         let opts = LoadOptions {
             timeout: self.timeout,
             max_memory_bytes: self.memory_budget,
@@ -364,7 +360,6 @@ impl Budgets {
                 Some((limit, phase)) => {
                     weft::phase::enter(weft::Phase::Reporting);
                     let reason = format!("{}; nothing was checked", d.message);
-                    let file = path.display().to_string();
                     watchdog::print_stopped(&file, heading, mode, json, limit, phase, &reason);
                     Ok(Err(3))
                 }
@@ -378,11 +373,8 @@ impl Budgets {
 /// state, 1 when it does not, 3 when a budget ran out.
 fn replay(args: ReplayArgs, started: std::time::Instant) -> Result<u8, Failure> {
     let budgets = Budgets::new(started, args.timeout, args.max_memory);
-    let file = args.model.display().to_string();
-    let run = ("replay", "replay", false);
-    budgets.watch(&file, run.0, run.1, run.2);
     let without_error = args.error.is_none();
-    let loaded = budgets.load(
+    let loaded = budgets.watch_and_load(
         &args.model,
         LoadOptions {
             params: args.params,
@@ -390,7 +382,7 @@ fn replay(args: ReplayArgs, started: std::time::Instant) -> Result<u8, Failure> 
             divine_errors: args.divine_errors,
             ..LoadOptions::default()
         },
-        run,
+        ("replay", "replay", false),
     )?;
     let model = match loaded {
         Ok(model) => model,
@@ -417,18 +409,15 @@ fn replay(args: ReplayArgs, started: std::time::Instant) -> Result<u8, Failure> 
 /// budget stopped the runs), 3 when a budget ran out while loading.
 fn simulate(args: SimulateArgs, started: std::time::Instant) -> Result<u8, Failure> {
     let budgets = Budgets::new(started, args.timeout, args.max_memory);
-    let file = args.model.display().to_string();
     let json = args.format == Format::Json;
-    let run = ("simulate", "simulate", json);
-    budgets.watch(&file, run.0, run.1, run.2);
-    let loaded = budgets.load(
+    let loaded = budgets.watch_and_load(
         &args.model,
         LoadOptions {
             params: args.params,
             error: args.error,
             ..LoadOptions::default()
         },
-        run,
+        ("simulate", "simulate", json),
     )?;
     let model = match loaded {
         Ok(model) => model,
