@@ -448,7 +448,7 @@ fn a_trace_too_large_for_the_memory_budget_is_stopped_while_it_is_read() {
 
 /// Initial states are enumerated before any search, so `--max-states`
 /// cannot stop their enumeration: a model with more than 10,000,000 is
-/// refused where it is read (five threads with a local array `"init":
+/// refused by the modes that enumerate them (five threads with a local array `"init":
 /// "any"` over 64 stores each, 2^30 initial states, filled 7 GB under
 /// `--max-states 1000`; found by fuzzing).
 #[test]
@@ -466,11 +466,27 @@ fn a_model_with_too_many_initial_states_is_refused_at_load() {
             "properties": [{"name": "P", "error": "count(p: @t) >= 5"}]
         }),
     );
-    let run = weft(&["check", &model, "--max-states", "1000"]);
-    assert_eq!(run.code, Some(2), "{}{}", run.stdout, run.stderr);
-    assert!(
-        run.stderr.contains("1073741824 initial states") && run.stderr.contains("at most 10000000"),
-        "{}",
-        run.stderr
-    );
+    for command in [
+        vec!["check", &model, "--max-states", "1000"],
+        vec!["check", &model, "--mode", "refine"],
+        vec!["simulate", &model],
+    ] {
+        let run = weft(&command);
+        assert_eq!(
+            run.code,
+            Some(2),
+            "{command:?}: {}{}",
+            run.stdout,
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains("1073741824 initial states")
+                && run.stderr.contains("at most 10000000"),
+            "{command:?}: {}",
+            run.stderr
+        );
+    }
+    // cartesian-exc starts from each thread's initial stores alone.
+    let run = weft(&["check", &model, "--mode", "cartesian-exc"]);
+    assert_eq!(run.code, Some(3), "{}{}", run.stdout, run.stderr);
 }

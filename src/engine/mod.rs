@@ -466,6 +466,9 @@ pub(crate) fn check(
         )));
     }
     refuse_error_state(prog, mode, opts)?;
+    if matches!(mode, Mode::Standard | Mode::Refine) {
+        refuse_too_many_initial_states(prog)?;
+    }
     let blocks = lipton::for_options(prog, mode, opts)?;
     let bounds = blocks.as_ref().map(|b| std::sync::Arc::new(b.boundaries()));
     crate::phase::enter(crate::Phase::Searching);
@@ -520,6 +523,30 @@ fn withhold_model_errors_proof(prog: &Program, opts: &CheckOptions, report: &mut
 
 /// Checks that every name is a property of the model. `model-errors`, always
 /// checked, may be named too: named alone, it is checked on its own.
+/// Initial states (an initial global store and one initial local store
+/// per thread) are enumerated before `standard`'s search, `refine`'s
+/// concrete search and a simulation start, so no state budget can stop
+/// their enumeration: past this many, those refuse the model (five threads
+/// with an `"init": "any"` array over 64 local stores each gave 2^30, and
+/// filled 7 GB under `--max-states 1000`). The other abstract modes start
+/// from each thread's initial local stores and never build the product.
+const MAX_INITIAL_STATES: f64 = 10_000_000.0;
+
+pub(crate) fn refuse_too_many_initial_states(prog: &Program) -> Result<(), CheckError> {
+    let count = prog.init_globals.len() as f64
+        * prog
+            .threads
+            .iter()
+            .map(|t| prog.templates[t.template as usize].init.len() as f64)
+            .product::<f64>();
+    if count > MAX_INITIAL_STATES {
+        return Err(CheckError::Unsupported(format!(
+            "the initial values give {count:.0} initial states (the initial global stores times each thread's initial local stores, from `\"init\": \"any\"`); a search enumerates them before it starts and supports at most {MAX_INITIAL_STATES:.0}: give fewer variables `\"init\": \"any\"`, set them with an `any` transition from the start location, or use --mode cartesian-exc or thread-modular, which take each thread's initial stores alone"
+        )));
+    }
+    Ok(())
+}
+
 pub(crate) fn check_property_names(prog: &Program, names: &[String]) -> Result<(), CheckError> {
     for name in names {
         if name != MODEL_ERRORS && !prog.properties.iter().any(|p| p.name == *name) {

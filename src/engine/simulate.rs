@@ -100,6 +100,7 @@ pub(crate) fn run(prog: &Program, opts: &SimulateOptions) -> Result<SimulationRe
     let start = Instant::now();
     check_property_names(prog, &opts.properties)?;
     let props = selected_properties(prog, &opts.properties);
+    super::refuse_too_many_initial_states(prog)?;
     let budget = Budget::new(&CheckOptions {
         timeout: opts.timeout,
         max_memory_bytes: opts.max_memory_bytes,

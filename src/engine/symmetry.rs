@@ -246,7 +246,15 @@ fn tid_uniform(e: &CExpr, r: (i64, i64)) -> bool {
     let (lo, hi) = r;
     match e {
         CExpr::Tid => false,
-        CExpr::Bin(BinOp::And, a, b) if never_true(a, r) || never_true(b, r) => true,
+        // `&&` evaluates its right side only where its left one is true:
+        // a left side that is never true hides the right one, a right one
+        // hides nothing of the left (which may still fail for some
+        // instances and not others: a model error; found in review).
+        CExpr::Bin(BinOp::And, a, b)
+            if never_true(a, r) || (never_true(b, r) && tid_uniform(a, r)) =>
+        {
+            true
+        }
         CExpr::Bin(op, a, b) if op.is_comparison() => match (&**a, &**b) {
             (CExpr::Tid, CExpr::Const(c)) => {
                 binop(*op, lo, *c).ok() == binop(*op, hi, *c).ok()
@@ -268,13 +276,17 @@ fn tid_uniform(e: &CExpr, r: (i64, i64)) -> bool {
     }
 }
 
-/// Is `e` false for every tid in `lo..=hi`: an order comparison of `tid`
-/// with a constant, false at both ends of the range (so throughout it), an
-/// equality with a constant outside it, or a conjunction with such a part?
+/// Is `e` false for every tid in `lo..=hi`, alike for all of them: an
+/// order comparison of `tid` with a constant, false at both ends of the
+/// range (so throughout it), an equality with a constant outside it, or a
+/// conjunction with such a part (on its right, after a left part that
+/// evaluates alike for all)?
 fn never_true(e: &CExpr, (lo, hi): (i64, i64)) -> bool {
     let ordered = |op: &BinOp| matches!(op, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge);
     match e {
-        CExpr::Bin(BinOp::And, a, b) => never_true(a, (lo, hi)) || never_true(b, (lo, hi)),
+        CExpr::Bin(BinOp::And, a, b) => {
+            never_true(a, (lo, hi)) || (never_true(b, (lo, hi)) && tid_uniform(a, (lo, hi)))
+        }
         CExpr::Bin(BinOp::Eq, a, b) => match (&**a, &**b) {
             (CExpr::Tid, CExpr::Const(c)) | (CExpr::Const(c), CExpr::Tid) => *c < lo || *c > hi,
             _ => false,

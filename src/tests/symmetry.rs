@@ -272,3 +272,36 @@ fn a_tid_guard_in_another_template_leaves_a_template_reducible() {
     let prog = common::load_value(&told);
     assert!(engine::check(&prog, Mode::Standard, &opts(true)).is_err());
 }
+
+/// A conjunction's right side hides nothing of its left: in
+/// `10 / (tid - x) > 0 && tid >= 4` the division is evaluated for every
+/// instance and fails for one only, so the instances are told apart (the
+/// first version of the rule above took either side: `--symmetry` then
+/// said model-errors `safe` where it is unsafe; found in review).
+#[test]
+fn a_never_true_right_conjunct_does_not_hide_its_left() {
+    let model = serde_json::json!({
+        "format": "weft/1", "name": "symdiv",
+        "globals": {"lck": {"type": "int", "min": 0, "max": 1, "init": 0}},
+        "threads": [{"name": "p", "count": 3,
+            "locals": {"x": {"type": "int", "min": 0, "max": 1}}, "start": "l1",
+            "transitions": [{"from": "l1", "to": "l2", "when": "lck == 0",
+                             "do": "lck := 1; x := 1"}]}],
+        "properties": [{"name": "p", "error": "count(p: 10 / (tid - x) > 0 && tid >= 4) >= 1"}]
+    });
+    let prog = common::load_value(&model);
+    let plain = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
+    assert_eq!(
+        plain.outcome("model-errors").unwrap().verdict,
+        Verdict::Unsafe
+    );
+    let reduced = engine::check(
+        &prog,
+        Mode::Standard,
+        &CheckOptions {
+            symmetry: true,
+            ..Default::default()
+        },
+    );
+    assert!(reduced.is_err(), "{:?}", reduced.map(|r| r.to_text()));
+}

@@ -33,12 +33,6 @@ pub(crate) use entry::{load_any, load_file};
 /// Initial stores are enumerated; past this many, the model is refused.
 const MAX_INIT_STORES: usize = 1_000_000;
 
-/// Initial states (an initial global store and one initial local store
-/// per thread) are enumerated before any search; past this many, the model
-/// is refused (five threads with `"init": "any"` over 64 local stores each
-/// gave 2^30, and filled the memory before `--max-states` could stop it).
-const MAX_INIT_STATES: f64 = 10_000_000.0;
-
 pub(super) struct Loader<'a> {
     file: &'a str,
     names: Names,
@@ -201,17 +195,6 @@ impl<'a> Loader<'a> {
                 })
             })
             .collect();
-        let initial_states = init_globals.len() as f64
-            * threads
-                .iter()
-                .map(|t| templates[t.template as usize].init.len() as f64)
-                .product::<f64>();
-        if initial_states > MAX_INIT_STATES {
-            return Err(threads_node.err(format!(
-                "the initial values give {initial_states:.0} initial states (the initial global stores times each thread's initial local stores, from `\"init\": \"any\"`); weft enumerates them before it searches and supports at most {MAX_INIT_STATES:.0}: give fewer variables `\"init\": \"any\"`, or set them with an `any` transition from the start location"
-            )));
-        }
-
         let deadlock = deadlock::formula(
             &templates,
             self.names.channels.len(),
