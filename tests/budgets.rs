@@ -298,10 +298,12 @@ fn init_any_for_one_cell_of_a_list_counts_that_cell_alone() {
     assert!(r.stdout.contains("p: UNSAFE"), "{}", r.stdout);
 }
 
-/// `weft simulate` and `weft replay` hold `--timeout` and `--max-memory`
-/// too (by default 80% of physical memory): a simulation stops with the
-/// runs so far, a replay or a load that cannot finish within them ends
-/// `unknown` with exit 3, never killed by the kernel.
+// `weft simulate` and `weft replay` hold `--timeout` and `--max-memory`
+// too (by default 80% of physical memory): a simulation stops with the
+// runs so far, a replay or a load that cannot finish within them ends
+// `unknown` with exit 3, never killed by the kernel.
+
+/// Writes `model` into `dir` as `name`; its path.
 fn write_model(dir: &Path, name: &str, model: serde_json::Value) -> String {
     let path = dir.join(name);
     std::fs::write(&path, model.to_string()).unwrap();
@@ -448,11 +450,11 @@ fn a_trace_too_large_for_the_memory_budget_is_stopped_while_it_is_read() {
 
 /// Initial states are enumerated before any search, so `--max-states`
 /// cannot stop their enumeration: a model with more than 10,000,000 is
-/// refused by the modes that enumerate them (five threads with a local array `"init":
-/// "any"` over 64 stores each, 2^30 initial states, filled 7 GB under
-/// `--max-states 1000`; found by fuzzing).
+/// refused by the modes that enumerate them (five threads with a local
+/// array `"init": "any"` over 64 stores each, 2^30 initial states, filled
+/// 7 GB under `--max-states 1000`; found by fuzzing).
 #[test]
-fn a_model_with_too_many_initial_states_is_refused_at_load() {
+fn a_model_with_too_many_initial_states_is_refused_where_they_are_enumerated() {
     let dir = scratch("init-states");
     let model = write_model(
         &dir,

@@ -264,6 +264,7 @@ fn run_exceptions(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
     stats.push("fixpoint_s", round6(clock.fixpoint));
     stats.push("search_s", round6(clock.search));
     stats.finish(start.elapsed());
+    let exceptions = exception_set(&exp, &h);
     Ok(RunReport {
         blocks: None,
         model: prog.name.clone(),
@@ -273,12 +274,12 @@ fn run_exceptions(prog: &Program, opts: &CheckOptions) -> Result<RunReport, Chec
         invariant: opts.show_invariant.then(|| Invariant {
             form: InvariantForm::Cartesian {
                 products: cartesian_products(&exp, &h),
-                exceptions: exception_set(&exp, &h).products().collect(),
+                exceptions: exceptions.products().collect(),
             },
             globals: prog.globals.clone(),
             blocks: false,
         }),
-        exceptions: Some(exception_set(&exp, &h)),
+        exceptions: Some(exceptions),
     })
 }
 
