@@ -31,7 +31,7 @@ mod symmetric_report;
 pub(crate) use entry::run_classes;
 #[cfg(test)]
 pub(crate) use entry::{Path, run_with};
-pub(crate) use entry::{run, run_per_thread_with_exceptions};
+pub(crate) use entry::{run, run_with_exceptions};
 #[cfg(test)]
 pub(crate) use query::ProductValues;
 pub(crate) use query::{abstract_product, refined_exceptions};

@@ -124,6 +124,13 @@ fn class_e(s: &Symmetric) -> BTreeSet<ProductValues> {
     out
 }
 
+/// E's products as text, sorted: the set, whatever the order.
+fn rendered(e: &crate::engine::result::RefinedExceptions) -> Vec<String> {
+    let mut out: Vec<String> = e.products().map(|p| format!("{p:?}")).collect();
+    out.sort();
+    out
+}
+
 fn verdicts(r: &crate::engine::result::RunReport) -> Vec<(String, Verdict)> {
     r.outcomes
         .iter()
@@ -158,6 +165,12 @@ fn compare(prog: &Program) -> Result<bool, TestCaseError> {
         let c = Cartesian::compute(prog, Exceptions::Model, &opts).map_err(fail)?;
         prop_assert_eq!(class_x(&s), per_thread_x(&c));
         prop_assert_eq!(class_e(&s), per_thread_e(&c));
+        // E read back per thread (what refine answers with) is the same
+        // set of products on both paths.
+        let expanded = s
+            .exception_set()
+            .ok_or_else(|| TestCaseError::fail("a small E reads back"))?;
+        prop_assert_eq!(rendered(&expanded), rendered(&c.exception_set()));
     }
     // Never safe where standard finds an error.
     let std = engine::check(prog, Mode::Standard, &opts)

@@ -221,6 +221,30 @@ fn the_lock_schema_is_proved_without_an_exception_set() {
     }
 }
 
+/// The first pass takes the class path where cartesian-exc does, and
+/// reads E back per thread: lock(n, 9)'s n products, in milliseconds where
+/// the per-thread path met n components of n products at every post
+/// (lock(2000, 9): 50 s).
+#[test]
+fn the_first_pass_takes_the_class_path() {
+    for n in [3, 300] {
+        let r = check(
+            &common::load_value(&crate::families::lock(n, 9)),
+            Mode::Refine,
+        );
+        assert_eq!(r.verdict(), Verdict::Safe, "{}", r.to_text());
+        assert_eq!(r.stats.count("refinements"), Some(0));
+        assert_eq!(r.stats.count("thread_classes"), Some(1), "{}", r.to_text());
+        let e = r.exceptions.expect("the model's set");
+        assert_eq!(e.len(), n as usize);
+        // Each product: one thread in a critical section, the others not.
+        for p in e.products() {
+            let inside = p.threads.iter().filter(|c| c.len() == 9 * 2).count();
+            assert_eq!(inside, 1, "{p:?}");
+        }
+    }
+}
+
 /// Step 1 of the loop uses the model's own exception set: lock(3, 2) with
 /// its set is proved in one cartesian-exc pass, no store made precise; with
 /// a set that is too weak, refine computes its own and still proves it.

@@ -5,7 +5,7 @@
 
 use super::Cartesian;
 use crate::engine::exceptions::{BitSet, Product};
-use crate::engine::result::{AbstractProduct, InvariantForm, RefinedExceptions};
+use crate::engine::result::{AbstractProduct, InvariantForm, RefinedExceptions, Store};
 use crate::program::Explorer;
 use rustc_hash::FxHashMap;
 #[cfg(test)]
@@ -132,42 +132,88 @@ pub(crate) fn refined_exceptions<'a>(
     exp: &Explorer,
     products: impl Iterator<Item = (u32, &'a Product)>,
 ) -> RefinedExceptions {
-    let prog = exp.prog;
-    let mut locals = Vec::new();
-    let mut local_ids: FxHashMap<(usize, u32), u32> = FxHashMap::default();
-    let mut components = Vec::new();
-    let mut component_ids: FxHashMap<(usize, &BitSet), u32> = FxHashMap::default();
-    let mut globals: FxHashMap<u32, crate::engine::result::Store> = FxHashMap::default();
-    let mut out = Vec::new();
+    let mut out = ExceptionsBuilder::new(exp);
     for (g, p) in products {
-        let global = globals
-            .entry(g)
-            .or_insert_with(|| prog.globals.render(exp.globals.get(g)))
-            .clone();
         let ids = p
             .iter()
             .enumerate()
-            .map(|(t, c)| {
-                let template = exp.template_id(t);
-                *component_ids.entry((template, c)).or_insert_with(|| {
-                    let members = c
-                        .iter()
-                        .map(|l| {
-                            *local_ids.entry((template, l)).or_insert_with(|| {
-                                locals.push(prog.template_of(t).render_local(exp.local(t, l)));
-                                locals.len() as u32 - 1
-                            })
-                        })
-                        .collect();
-                    components.push(members);
-                    components.len() as u32 - 1
+            .map(|(t, c)| out.component(t, c))
+            .collect();
+        out.push(g, ids);
+    }
+    out.finish()
+}
+
+/// Builds `RefinedExceptions` product by product, rendering each global
+/// store, local store and component once however many products name it.
+pub(crate) struct ExceptionsBuilder<'e, 'p> {
+    exp: &'e Explorer<'p>,
+    locals: Vec<Store>,
+    local_ids: FxHashMap<(usize, u32), u32>,
+    components: Vec<Vec<u32>>,
+    /// Per template: its components' ids.
+    component_ids: Vec<FxHashMap<BitSet, u32>>,
+    globals: FxHashMap<u32, Store>,
+    products: Vec<(Store, Vec<u32>)>,
+}
+
+impl<'e, 'p> ExceptionsBuilder<'e, 'p> {
+    pub(crate) fn new(exp: &'e Explorer<'p>) -> Self {
+        ExceptionsBuilder {
+            exp,
+            locals: Vec::new(),
+            local_ids: FxHashMap::default(),
+            components: Vec::new(),
+            component_ids: vec![FxHashMap::default(); exp.prog.templates.len()],
+            globals: FxHashMap::default(),
+            products: Vec::new(),
+        }
+    }
+
+    /// The id of thread `t`'s component `c` (a set of its local stores).
+    pub(crate) fn component(&mut self, t: usize, c: &BitSet) -> u32 {
+        let exp = self.exp;
+        let template = exp.template_id(t);
+        if let Some(&id) = self.component_ids[template].get(c) {
+            return id;
+        }
+        let members = c
+            .iter()
+            .map(|l| {
+                *self.local_ids.entry((template, l)).or_insert_with(|| {
+                    self.locals
+                        .push(exp.prog.template_of(t).render_local(exp.local(t, l)));
+                    self.locals.len() as u32 - 1
                 })
             })
             .collect();
-        out.push((global, ids));
+        self.components.push(members);
+        let id = self.components.len() as u32 - 1;
+        self.component_ids[template].insert(c.clone(), id);
+        id
     }
-    let threads = prog.threads.iter().map(|t| t.name.clone()).collect();
-    RefinedExceptions::new(threads, locals, components, out)
+
+    /// Adds the product `{g} × components` (one component id per thread).
+    pub(crate) fn push(&mut self, g: u32, components: Vec<u32>) {
+        let exp = self.exp;
+        let global = self
+            .globals
+            .entry(g)
+            .or_insert_with(|| exp.prog.globals.render(exp.globals.get(g)))
+            .clone();
+        self.products.push((global, components));
+    }
+
+    pub(crate) fn finish(self) -> RefinedExceptions {
+        let threads = self
+            .exp
+            .prog
+            .threads
+            .iter()
+            .map(|t| t.name.clone())
+            .collect();
+        RefinedExceptions::new(threads, self.locals, self.components, self.products)
+    }
 }
 
 /// `{g} × p` as data.

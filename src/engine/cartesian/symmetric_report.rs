@@ -11,14 +11,75 @@
 use super::symmetric::Symmetric;
 use crate::engine::Mode;
 use crate::engine::abstract_report::{self, AbstractFixpoint, Decide, Found};
+use crate::engine::cartesian::query::ExceptionsBuilder;
 use crate::engine::exceptions::BitSet;
-use crate::engine::exceptions::orbits::Orbit;
+use crate::engine::exceptions::orbits::{self, Orbit};
 use crate::engine::result::{
-    ClassProduct, Invariant, InvariantForm, Limit, Stats, ThreadClass, Witness, WitnessThread,
+    ClassProduct, Invariant, InvariantForm, Limit, RefinedExceptions, Stats, ThreadClass, Witness,
+    WitnessThread,
 };
 use crate::program::{EvalError, Explorer};
 
+/// Thread cells (products × threads) that E read back per thread may
+/// take at most (`Symmetric::exception_set`): 256 MiB of component ids.
+const MAX_EXPANDED_CELLS: u64 = 1 << 26;
+
 impl<'p> Symmetric<'p> {
+    /// E per thread, as the per-thread path holds it: every member of
+    /// every orbit, ordered by global store. That is the maximized
+    /// antichain the per-thread path computes (Prop. 3: the maximal
+    /// products of a union closed under permuting a class's threads are
+    /// closed under it too; `orbits_agree_with_the_per_thread_antichain`).
+    /// `None` when it would take more than `MAX_EXPANDED_CELLS`.
+    pub(crate) fn exception_set(&self) -> Option<RefinedExceptions> {
+        let threads = self.exp.prog.threads.len() as u64;
+        if self.exceptions.size().saturating_mul(threads) > MAX_EXPANDED_CELLS {
+            return None;
+        }
+        let mut gs: Vec<u32> = self.exceptions.by_global.keys().copied().collect();
+        gs.sort_by(|a, b| self.exp.globals.get(*a).cmp(self.exp.globals.get(*b)));
+        let mut out = ExceptionsBuilder::new(&self.exp);
+        for g in gs {
+            for o in self.exceptions.orbits(g) {
+                // Per class: its groups' component ids and arrangements.
+                let classes: Vec<(Vec<u32>, Vec<Vec<u32>>)> = o
+                    .iter()
+                    .enumerate()
+                    .map(|(k, groups)| {
+                        let t = self.classes.rep(k);
+                        let ids = groups.iter().map(|(s, _)| out.component(t, s)).collect();
+                        (ids, orbits::arrangements(groups))
+                    })
+                    .collect();
+                // Every choice of one arrangement per class (an odometer).
+                let mut pick = vec![0; classes.len()];
+                'members: loop {
+                    let member = classes
+                        .iter()
+                        .zip(&pick)
+                        .flat_map(|((ids, arrangements), &i)| {
+                            arrangements[i].iter().map(|&group| ids[group as usize])
+                        })
+                        .collect();
+                    out.push(g, member);
+                    let mut k = classes.len();
+                    loop {
+                        if k == 0 {
+                            break 'members;
+                        }
+                        k -= 1;
+                        pick[k] += 1;
+                        if pick[k] < classes[k].1.len() {
+                            break;
+                        }
+                        pick[k] = 0;
+                    }
+                }
+            }
+        }
+        Some(out.finish())
+    }
+
     /// Y(g) as an orbit: one group per class, of all its threads.
     fn as_orbit(&self, y: &[BitSet]) -> Orbit {
         y.iter()

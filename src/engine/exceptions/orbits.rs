@@ -353,30 +353,48 @@ pub(crate) fn representative(o: &Orbit) -> Vec<&BitSet> {
         .collect()
 }
 
+/// Every arrangement of one class's groups over its threads, as the group
+/// each thread takes, in thread order; lexicographic, each once. The
+/// groups of a canonical orbit have distinct sets, so these are the
+/// orbit's distinct members for the class: `size` of them, which callers
+/// bound before asking.
+pub(crate) fn arrangements(groups: &Groups) -> Vec<Vec<u32>> {
+    let mut seq: Vec<u32> = groups
+        .iter()
+        .enumerate()
+        .flat_map(|(i, (_, m))| std::iter::repeat_n(i as u32, *m as usize))
+        .collect();
+    let mut out = vec![seq.clone()];
+    while next_permutation(&mut seq) {
+        out.push(seq.clone());
+    }
+    out
+}
+
+/// The next arrangement of `s` in lexicographic order (false, `s`
+/// unchanged, at the last one).
+fn next_permutation(s: &mut [u32]) -> bool {
+    let Some(i) = s.windows(2).rposition(|w| w[0] < w[1]) else {
+        return false;
+    };
+    // s[i + 1] > s[i], so some j > i has s[j] > s[i]: the last such one.
+    let j = s.iter().rposition(|&x| x > s[i]).unwrap_or(i + 1);
+    s.swap(i, j);
+    s[i + 1..].reverse();
+    true
+}
+
 /// Every arrangement of one class's groups over its threads.
 #[cfg(test)]
 fn class_members(g: &Groups) -> Vec<Vec<BitSet>> {
-    fn go(g: &Groups, left: &mut [u32], k: u32, cur: &mut Vec<BitSet>, out: &mut Vec<Vec<BitSet>>) {
-        if k == 0 {
-            if !out.contains(cur) {
-                out.push(cur.clone());
-            }
-            return;
-        }
-        for i in 0..g.len() {
-            if left[i] > 0 {
-                left[i] -= 1;
-                cur.push(g[i].0.clone());
-                go(g, left, k - 1, cur, out);
-                cur.pop();
-                left[i] += 1;
-            }
+    let mut out: Vec<Vec<BitSet>> = Vec::new();
+    for a in arrangements(g) {
+        let member: Vec<BitSet> = a.iter().map(|&i| g[i as usize].0.clone()).collect();
+        // Equal sets in two groups (not canonical) give one member.
+        if !out.contains(&member) {
+            out.push(member);
         }
     }
-    let mut left: Vec<u32> = g.iter().map(|x| x.1).collect();
-    let total = left.iter().sum();
-    let mut out = Vec::new();
-    go(g, &mut left, total, &mut Vec::new(), &mut out);
     out
 }
 
@@ -454,6 +472,22 @@ mod tests {
                         prop_assert_eq!(left, ours, "thread {}", t);
                         t += 1;
                     }
+                }
+            }
+        }
+
+        /// The arrangements of a class's groups are its distinct members,
+        /// as many as `size` counts, each group taken as often as its count.
+        #[test]
+        fn arrangements_are_the_distinct_members(counts in proptest::collection::vec(1u32..4, 1..4)) {
+            let groups: Groups = counts.iter().enumerate().map(|(i, &m)| (set(1 << i), m)).collect();
+            let all = arrangements(&groups);
+            prop_assert_eq!(all.len() as u64, size(&vec![groups.clone()]));
+            let distinct: std::collections::BTreeSet<&Vec<u32>> = all.iter().collect();
+            prop_assert_eq!(distinct.len(), all.len());
+            for a in &all {
+                for (i, &m) in counts.iter().enumerate() {
+                    prop_assert_eq!(a.iter().filter(|&&x| x == i as u32).count(), m as usize);
                 }
             }
         }

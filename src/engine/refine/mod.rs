@@ -88,8 +88,7 @@ fn proved_by_the_models_set(
     if prog.exceptions.is_empty() {
         return Ok(None);
     }
-    // Per thread: E is read below as per-thread products.
-    let (mut report, exceptions) = super::cartesian::run_per_thread_with_exceptions(prog, opts)?;
+    let (mut report, exceptions) = super::cartesian::run_with_exceptions(prog, opts)?;
     // A budget that ran out in this pass is out for the loop too: say where.
     let ran_out = report.outcomes.iter().find_map(|o| {
         o.next_step
@@ -115,9 +114,9 @@ fn proved_by_the_models_set(
         report.stats.push("refinements", 0);
         return Ok(Some(report));
     }
-    if report.outcomes.iter().any(|o| o.verdict != Verdict::Safe) {
+    let Some(exceptions) = exceptions else {
         return Ok(None);
-    }
+    };
     report.exceptions = Some(exceptions);
     report.mode = Mode::Refine;
     for o in &mut report.outcomes {
