@@ -15,7 +15,7 @@
 
 use super::CheckError;
 use crate::program::cexpr::binop;
-use crate::program::explore::uses_tid;
+use crate::program::fire::uses_tid;
 use crate::program::ops::BinOp;
 use crate::program::{CExpr, Program};
 

@@ -15,7 +15,8 @@
 //! inference breaks every cycle of In locations, so only data can do this)
 //! gives no successor.
 
-use super::explore::{Explorer, Succs, fire_all};
+use super::explore::{Explorer, Succs};
+use super::fire::fire_all;
 use super::{Program, Val};
 use rustc_hash::{FxHashMap, FxHashSet};
 

@@ -22,7 +22,8 @@
 //! give no successor (the run never reaches a scheduling point).
 
 use super::access::Access;
-use super::explore::{Explorer, Succs, fire_all};
+use super::explore::{Explorer, Succs};
+use super::fire::fire_all;
 use super::{Program, Release, Scheduler, Template, Val};
 use rustc_hash::FxHashSet;
 

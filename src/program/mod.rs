@@ -10,6 +10,7 @@ pub(crate) mod deadlocked;
 pub(crate) mod dense_memo;
 pub(crate) mod error_state;
 pub(crate) mod explore;
+pub(crate) mod fire;
 pub(crate) mod interner;
 pub(crate) mod locks;
 pub(crate) mod ops;

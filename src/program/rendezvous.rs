@@ -10,7 +10,8 @@
 //! searches (`standard`, refine's trace search). The abstract modes pair
 //! thread states drawn from their own abstract state (`engine::rendezvous`).
 
-use super::explore::{Explorer, MEMO_LIMIT, assign_then, execute};
+use super::explore::{Explorer, MEMO_LIMIT};
+use super::fire::{assign_then, execute};
 use super::{Ctx, EvalError, SyncOp, Val};
 use std::sync::Arc;
 

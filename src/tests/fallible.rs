@@ -6,7 +6,7 @@
 
 use super::{common, differential};
 use crate::program::ranges::Ranges;
-use crate::program::{Explorer, Program, explore};
+use crate::program::{Explorer, Program, fire};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -107,7 +107,7 @@ pub(super) fn failures_are_marked(prog: &Program) -> Result<usize, TestCaseError
             let tpl = prog.template_of(t);
             for &ti in &tpl.outgoing[l[0] as usize] {
                 if tpl.transitions[ti as usize].sync.is_none()
-                    && explore::fire_one(prog, t, ti, &g, l).is_err()
+                    && fire::fire_one(prog, t, ti, &g, l).is_err()
                 {
                     met += 1;
                     prop_assert!(

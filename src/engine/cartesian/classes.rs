@@ -16,7 +16,7 @@
 
 use crate::engine::exceptions::orbits::{self, MAX_GROUPS, Orbit};
 use crate::engine::exceptions::{BitSet, local_pred};
-use crate::program::explore::uses_tid;
+use crate::program::fire::uses_tid;
 use crate::program::{CExpr, Ctx, EvalError, ExceptionShape, Explorer, Program};
 use rustc_hash::FxHashMap;
 use std::ops::Range;

@@ -25,7 +25,7 @@
 use crate::engine::abstract_report::AbstractFixpoint;
 use crate::engine::thread_modular::ThreadModular;
 use crate::engine::{Budget, CheckOptions};
-use crate::program::explore::fire_one;
+use crate::program::fire::fire_one;
 use crate::program::{Program, Val};
 use rustc_hash::{FxHashMap, FxHashSet};
 

@@ -5,7 +5,7 @@
 use super::stores::{differences, show};
 use super::{Replayer, Side};
 use crate::engine::trace::StateIds;
-use crate::program::explore::execute;
+use crate::program::fire::execute;
 use crate::program::{Ctx, Program, SyncOp, Template, Thread, Transition, Val};
 
 impl Replayer<'_> {
