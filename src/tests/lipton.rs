@@ -42,6 +42,14 @@ fn agree(prog: &Program) -> Result<(u64, u64), TestCaseError> {
             a.reason,
             b.reason
         );
+        if b.verdict == Verdict::Unsafe {
+            prop_assert!(
+                b.reason.contains("shortest in whole blocks"),
+                "{}: {}",
+                b.property,
+                b.reason
+            );
+        }
     }
     let (f, r) = (
         full.stats.count("states").unwrap_or(0),

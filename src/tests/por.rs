@@ -61,6 +61,15 @@ pub(super) fn agree(prog: &Program) -> Result<(u64, u64), TestCaseError> {
     for (a, b) in full.outcomes.iter().zip(&reduced.outcomes) {
         prop_assert_eq!(&a.property, &b.property);
         prop_assert_eq!(a.verdict, b.verdict, "{}: {}", a.property, b.reason);
+        // A reduced trace says it may not be shortest, a run-time error's too.
+        if b.verdict == Verdict::Unsafe {
+            prop_assert!(
+                b.reason.contains("not necessarily a shortest"),
+                "{}: {}",
+                b.property,
+                b.reason
+            );
+        }
     }
     let (f, r) = (full.stats.count("states"), reduced.stats.count("states"));
     if full.outcomes.iter().all(|o| o.verdict == Verdict::Safe) {

@@ -89,6 +89,17 @@ pub(crate) fn run(
     // What to do when --max-depth cut the search: search deeper, or prove
     // abstractly.
     let deeper = || next::stopped(Some(Limit::Depth(depth)), &[Suggestion::Mode(Mode::Refine)]);
+    // How far a trace is from a shortest one, where a reduction made it.
+    let trace_note = || {
+        let mut note = String::new();
+        if opts.por {
+            note += " (--por: a real trace, not necessarily a shortest one)";
+        }
+        if opts.blocks {
+            note += " (--blocks: a real trace, shortest in whole blocks)";
+        }
+        note
+    };
     let mut outcomes: Vec<Outcome> = props
         .iter()
         .zip(&f.violations)
@@ -103,14 +114,11 @@ pub(crate) fn run(
                     } else {
                         "an error state"
                     };
-                    let mut reason =
-                        format!("{what} is reachable in {} steps", trace.steps.len());
-                    if opts.por {
-                        reason += " (--por: a real trace, not necessarily a shortest one)";
-                    }
-                    if opts.blocks {
-                        reason += " (--blocks: a real trace, shortest in whole blocks)";
-                    }
+                    let mut reason = format!(
+                        "{what} is reachable in {} steps{}",
+                        trace.steps.len(),
+                        trace_note()
+                    );
                     if opts.keep_going {
                         let among = match (&f.budget_hit, f.cut) {
                             (None, None) if opts.por => {
@@ -172,7 +180,7 @@ pub(crate) fn run(
             trace.failure = Some(msg.clone());
             Outcome::violated(
                 MODEL_ERRORS,
-                format!("a run-time error is reachable: {msg}"),
+                format!("a run-time error is reachable{}: {msg}", trace_note()),
                 trace,
             )
         }
