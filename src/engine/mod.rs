@@ -408,6 +408,12 @@ pub(crate) fn check(
     mode: Mode,
     opts: &CheckOptions,
 ) -> Result<RunReport, CheckError> {
+    // One start for every phase's budget: refine, and cartesian-exc's
+    // class path falling back to the per-thread one, each make their own.
+    let opts = &CheckOptions {
+        started: Some(opts.started.unwrap_or_else(Instant::now)),
+        ..opts.clone()
+    };
     check_property_names(prog, &opts.properties)?;
     // A budget of no states would end with nothing explored, and the
     // engines took that for the whole state space (`safe`: "all 0
