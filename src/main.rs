@@ -181,7 +181,9 @@ fn run(cli: Cli, started: std::time::Instant) -> Result<u8, Failure> {
             weft::phase::enter(weft::Phase::Reporting);
             if let Some(path) = &args.save_exceptions {
                 let Some(exceptions) = &report.exceptions else {
-                    unreachable!("refused before the check: refine always sets exceptions");
+                    unreachable!(
+                        "refused before the check: refine always sets exceptions, even when a budget stops it"
+                    );
                 };
                 let text = serde_json::to_string_pretty(&weft::exception_entries(exceptions))
                     .map_err(|e| Failure::Message(e.to_string()))?;

@@ -492,3 +492,35 @@ fn a_model_with_too_many_initial_states_is_refused_where_they_are_enumerated() {
     let run = weft(&["check", &model, "--mode", "cartesian-exc"]);
     assert_eq!(run.code, Some(3), "{}{}", run.stdout, run.stderr);
 }
+
+/// refine stopped by a budget in its first pass (the model's own exception
+/// set) still writes `--save-exceptions`: the empty set where the loop
+/// would have started, with the warning that it re-proves nothing. It
+/// panicked (exit 4) on every model with its own set (found by fuzzing).
+#[test]
+fn refine_stopped_in_its_first_pass_saves_where_it_stopped() {
+    let dir = scratch("save-first-pass");
+    let saved = dir.join("E.json");
+    for model in ["models/lock.json", "models/peterson.json"] {
+        let run = weft(&[
+            "check",
+            model,
+            "--mode",
+            "refine",
+            "--max-states",
+            "1",
+            "--save-exceptions",
+            saved.to_str().unwrap(),
+        ]);
+        assert_eq!(run.code, Some(3), "{model}: {}{}", run.stdout, run.stderr);
+        assert!(run.stdout.contains("in the first pass"), "{}", run.stdout);
+        assert!(
+            run.stderr.contains("warning: --save-exceptions"),
+            "{}",
+            run.stderr
+        );
+        let text = std::fs::read_to_string(&saved).unwrap();
+        assert_eq!(text.trim(), "[]", "{model}");
+        std::fs::remove_file(&saved).unwrap();
+    }
+}

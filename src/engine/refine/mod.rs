@@ -112,6 +112,10 @@ fn proved_by_the_models_set(
             }
         }
         report.stats.push("refinements", 0);
+        // Where the loop would have started: E = ∅ (refine always hands
+        // back a set; `--save-exceptions` writes it, with its warning).
+        let threads = prog.threads.iter().map(|t| t.name.clone()).collect();
+        report.exceptions = Some(RefinedExceptions::new(threads, vec![], vec![], vec![]));
         return Ok(Some(report));
     }
     let Some(exceptions) = exceptions else {
