@@ -151,13 +151,13 @@ pub(crate) fn run(
                 (None, None) if opts.por => Outcome::safe(
                     property,
                     format!(
-                        "no error state among the {explored} states of the reduced state space (--por preserves every reachable error state and deadlock)"
+                        "no error state among the {explored} states of the reduced state space (--por keeps an error state and a deadlock reachable wherever one is)"
                     ),
                 ),
                 (None, None) if opts.blocks => Outcome::safe(
                     property,
                     format!(
-                        "no error state among the {explored} reachable states where every thread is outside a block (--blocks preserves every reachable error state)"
+                        "no error state among the {explored} reachable states where every thread is outside a block (--blocks keeps an error state reachable wherever one is)"
                     ),
                 ),
                 (None, None) => Outcome::safe(
