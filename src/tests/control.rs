@@ -172,3 +172,40 @@ fn refuses_channels() {
         assert!(err.to_string().contains("--refine control"), "{err}");
     }
 }
+
+/// The time budget holds while the partition is refined: svcomp-scull
+/// without its `__X__ := 0` (found by fuzzing) refines for ever in SAT
+/// calls, which asked no budget, so a 1 s budget ran 21 s at 20 s and only
+/// the CLI's watchdog stopped it, with the result lost.
+#[test]
+fn the_time_budget_holds_while_the_partition_is_refined() {
+    let text = std::fs::read_to_string(common::models_dir().join("svcomp-scull.json")).unwrap();
+    let mut model: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut dropped = 0;
+    for t in model["threads"].as_array_mut().unwrap() {
+        for tr in t["transitions"].as_array_mut().unwrap() {
+            if tr["do"] == "__X__ := 0" {
+                tr.as_object_mut().unwrap().remove("do");
+                dropped += 1;
+            }
+        }
+    }
+    assert_eq!(dropped, 1);
+    let prog = common::load_value(&model);
+    let opts = CheckOptions {
+        refinement: Refinement::Control,
+        timeout: Some(std::time::Duration::from_millis(500)),
+        ..CheckOptions::default()
+    };
+    let started = std::time::Instant::now();
+    let r = engine::check(&prog, Mode::Refine, &opts).unwrap();
+    let reach = r.outcome("reach_error").unwrap();
+    assert_eq!(reach.verdict, Verdict::Unknown, "{}", r.to_text());
+    assert!(
+        reach.reason.contains("time budget of 0.5 s exhausted"),
+        "{}",
+        reach.reason
+    );
+    // Past the budget by one SAT call or one fixpoint's poll interval.
+    assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
+}

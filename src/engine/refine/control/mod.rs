@@ -132,11 +132,20 @@ pub(crate) fn run(
             break fx;
         }
         let t0 = Instant::now();
-        let next = refiner.refine(prog, clauses, data);
+        let mut stop = || budget.exceeded_now(fx.size(), usize::MAX).is_some();
+        let next = refiner.refine(prog, clauses, data, &mut stop);
         refine_time += t0.elapsed();
         match next {
-            Ok(p) if p != part => part = p,
-            Ok(_) => {
+            Ok(None) => {
+                let mut fx = fx;
+                let why = budget
+                    .hit_reason()
+                    .unwrap_or_else(|| "a budget ran out".into());
+                fx.stopped = Some(format!("{why} while refining the partition"));
+                break fx;
+            }
+            Ok(Some(p)) if p != part => part = p,
+            Ok(Some(_)) => {
                 return Err(CheckError::Internal(
                     "internal error: control refinement made no progress; please report this model"
                         .into(),

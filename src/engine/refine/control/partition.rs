@@ -174,20 +174,29 @@ impl Refiner {
 
     /// The partition after learning `new` (clauses of spurious paths found
     /// with the current partition, so each has at least one mismatch) and
-    /// `data` (locations of spurious paths whose gaps are all data).
+    /// `data` (locations of spurious paths whose gaps are all data);
+    /// `Ok(None)` when `stop` (asked before each SAT call) stops it.
     pub(crate) fn refine(
         &mut self,
         prog: &Program,
         new: Vec<Clause>,
         data: Vec<Key>,
-    ) -> Result<Partition, String> {
+        stop: &mut dyn FnMut() -> bool,
+    ) -> Result<Option<Partition>, String> {
         self.exploded.extend(data);
-        let mut part = self.locations(prog, new)?;
+        let Some(mut part) = self.locations(prog, new, stop)? else {
+            return Ok(None);
+        };
         part.exploded = self.exploded.clone();
-        Ok(part)
+        Ok(Some(part))
     }
 
-    fn locations(&mut self, prog: &Program, new: Vec<Clause>) -> Result<Partition, String> {
+    fn locations(
+        &mut self,
+        prog: &Program,
+        new: Vec<Clause>,
+        stop: &mut dyn FnMut() -> bool,
+    ) -> Result<Option<Partition>, String> {
         match &mut self.scheme {
             Scheme::Monotonic { tracked } => {
                 for clause in &new {
@@ -195,7 +204,7 @@ impl Refiner {
                     tracked.insert(a);
                     tracked.insert(b);
                 }
-                Ok(split(prog, tracked))
+                Ok(Some(split(prog, tracked)))
             }
             Scheme::NonMonotonic { clauses, bound } => {
                 clauses.extend(new);
@@ -204,9 +213,14 @@ impl Refiner {
                 // optimisation): the finest partition separates everything,
                 // so some m up to the largest template's location count works.
                 for m in (*bound).max(1)..=most.unwrap_or(1).max(1) {
+                    // The SAT calls are the refinement's cost (splr checks
+                    // no budget of ours): the budget is asked before each.
+                    if stop() {
+                        return Ok(None);
+                    }
                     if let Some(p) = solve(prog, clauses, m)? {
                         *bound = m;
-                        return Ok(p);
+                        return Ok(Some(p));
                     }
                 }
                 Err("no partition separates the spurious paths (a path whose only mismatches are between equal locations)".into())
@@ -348,8 +362,14 @@ mod tests {
         let mut mon = Refiner::new(true);
         let (mut p, mut q) = (Partition::coarsest(&prog), Partition::coarsest(&prog));
         for clause in &paths {
-            p = nonmon.refine(&prog, vec![clause.clone()], vec![]).unwrap();
-            q = mon.refine(&prog, vec![clause.clone()], vec![]).unwrap();
+            p = nonmon
+                .refine(&prog, vec![clause.clone()], vec![], &mut || false)
+                .unwrap()
+                .unwrap();
+            q = mon
+                .refine(&prog, vec![clause.clone()], vec![], &mut || false)
+                .unwrap()
+                .unwrap();
             assert!(p.excludes(clause) && q.excludes(clause));
         }
         // Every clause seen so far stays excluded (progress, Theorem 1).
@@ -364,7 +384,10 @@ mod tests {
     #[test]
     fn unconstrained_partition_is_the_coarsest() {
         let prog = bakery();
-        let p = Refiner::new(false).refine(&prog, vec![], vec![]).unwrap();
+        let p = Refiner::new(false)
+            .refine(&prog, vec![], vec![], &mut || false)
+            .unwrap()
+            .unwrap();
         assert_eq!(p, Partition::coarsest(&prog));
         assert_eq!(p.count(), prog.templates.len());
     }
@@ -375,7 +398,8 @@ mod tests {
         let prog = bakery();
         let clauses = vec![vec![ne(11, 12)], vec![ne(12, 13)], vec![ne(11, 13)]];
         let p = Refiner::new(false)
-            .refine(&prog, clauses.clone(), vec![])
+            .refine(&prog, clauses.clone(), vec![], &mut || false)
+            .unwrap()
             .unwrap();
         assert!(clauses.iter().all(|c| p.excludes(c)));
         assert_eq!(p.count(), 1 + 3);
