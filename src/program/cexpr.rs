@@ -123,9 +123,11 @@ impl CExpr {
                 let m = &masks[c.template];
                 (!m.is_empty() && m[c.l[0] as usize]) as i64
             }
+            CExpr::Un(UnOp::Holds, a) => a.eval(c).is_ok_and(|v| v != 0) as i64,
             CExpr::Un(op, a) => {
                 let a = a.eval(c)?;
                 match op {
+                    UnOp::Holds => (a != 0) as i64,
                     UnOp::Not => (a == 0) as i64,
                     UnOp::Neg => a.checked_neg().ok_or_else(|| {
                         EvalError::new(format!("arithmetic overflow in `-({a})`"))

@@ -10,10 +10,8 @@
 //! The value is the predicate's: no thread has a transition that needs no
 //! partner with a true guard, some thread rests at a location that is not
 //! final, and on no channel do a sender and a receiver of two different
-//! threads both have true guards. The predicate may also *fail* (a guard
-//! that does not evaluate); which guards it reaches depends on its short
-//! circuits, so when any guard here fails to evaluate, the answer is
-//! `None` and the caller evaluates the predicate itself.
+//! threads both have true guards. A guard that fails to evaluate is not
+//! true, here as in the predicate (`UnOp::Holds`).
 
 use super::explore::Explorer;
 use super::{Ctx, SyncOp};
@@ -54,9 +52,8 @@ impl Tally {
 }
 
 impl Explorer<'_> {
-    /// Is `(g, locals)` a deadlock? `None` when some guard fails to
-    /// evaluate there, or in a cooperative model (whose predicate also
-    /// reads the scheduler): then ask the predicate.
+    /// Is `(g, locals)` a deadlock? `None` in a cooperative model (whose
+    /// predicate also reads the scheduler): then ask the predicate.
     pub(crate) fn deadlocked(&self, g: u32, locals: &[u32]) -> Option<bool> {
         let prog = self.prog;
         if prog.scheduler.is_some() {
@@ -78,7 +75,7 @@ impl Explorer<'_> {
                 let tr = &tpl.transitions[ti as usize];
                 let on = match &tr.guard {
                     None => true,
-                    Some(e) => e.eval(&ctx).ok()? != 0,
+                    Some(e) => e.eval(&ctx).is_ok_and(|v| v != 0),
                 };
                 match (&tr.sync, on) {
                     (_, false) => {}

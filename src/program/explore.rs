@@ -370,10 +370,10 @@ impl<'p> Explorer<'p> {
         self.memo[class].get(&(g, l)).map(|s| &**s)
     }
 
-    /// Can `thread` move on its own from `(g, l)`, or fail trying: some
-    /// transition that needs no partner has a true guard (or one that fails
-    /// to evaluate). Read-only, for the workers of a parallel search: it
-    /// says whether `successors` would be non-empty or an error.
+    /// Can `thread` move on its own from `(g, l)`: some transition that
+    /// needs no partner has a true guard (one that fails to evaluate is not
+    /// true, as `deadlock` reads it). Read-only, for the workers of a
+    /// parallel search deciding where `deadlock` may hold.
     pub(crate) fn may_move(&self, thread: usize, g: u32, l: u32) -> bool {
         let prog = self.prog;
         // A cooperative thread waiting for an event does not move.
@@ -392,7 +392,7 @@ impl<'p> Explorer<'p> {
                 && tr
                     .guard
                     .as_ref()
-                    .is_none_or(|e| !matches!(e.eval(&ctx), Ok(0)))
+                    .is_none_or(|e| matches!(e.eval(&ctx), Ok(v) if v != 0))
         })
     }
 

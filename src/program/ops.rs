@@ -9,6 +9,12 @@ pub(crate) enum UnOp {
     BitNot,
     /// `int(b)`: a bool as 0/1 (needed by translated DVE models).
     ToInt,
+    /// Built-in predicates only, no syntax: 1 where the operand evaluates
+    /// to non-zero, 0 where it is zero or fails to evaluate. `deadlock`
+    /// reads each guard so ("no transition has a true guard": one that
+    /// fails is not true, and another thread's true guard still settles
+    /// it); the step that evaluates the failing guard is the model error.
+    Holds,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

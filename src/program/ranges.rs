@@ -471,9 +471,11 @@ impl Scope<'_> {
                     _ => (0, 1),
                 }
             }
+            CExpr::Un(UnOp::Holds, _) => (0, 1),
             CExpr::Un(op, x) => {
                 let (a, b) = self.eval(x)?;
                 match op {
+                    UnOp::Holds => (0, 1),
                     UnOp::Not => truth(a == 0 && b == 0, b < 0 || a > 0),
                     UnOp::Neg => (b.checked_neg()?, a.checked_neg()?),
                     UnOp::BitNot => (

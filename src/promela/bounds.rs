@@ -97,7 +97,7 @@ impl Exporter<'_> {
             CExpr::Un(op, a) => {
                 let (lo, hi) = self.range(a, who);
                 match op {
-                    UnOp::Not => (0, 1),
+                    UnOp::Not | UnOp::Holds => (0, 1),
                     UnOp::Neg => (-hi, -lo),
                     UnOp::BitNot => (-hi - 1, -lo - 1),
                     UnOp::ToInt => (lo, hi),

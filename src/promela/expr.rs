@@ -77,6 +77,8 @@ impl Exporter<'_> {
                     UnOp::Neg => format!("(-{a})"),
                     UnOp::BitNot => format!("(~{a})"),
                     UnOp::ToInt => a,
+                    // Promela has no failing expressions to read as false.
+                    UnOp::Holds => format!("({a} != 0)"),
                 }
             }
             CExpr::Bin(op, a, b) => {

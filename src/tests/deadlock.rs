@@ -404,8 +404,9 @@ fn the_direct_deadlock_decision_is_the_predicate() {
         crate::property::holds(&alone.deadlock, &exp, g, &ls),
         Ok(true)
     );
-    // x[i] with i = 2 is out of bounds: the guard fails, and so does the
-    // predicate; the direct decision declines.
+    // x[i] with i = 2 is out of bounds: the guard fails, so it is not a
+    // true guard, in the predicate as in the direct decision: the state
+    // where p waits on it is a deadlock (the step is the model error).
     let prog = common::load_value(&json!({"name": "f",
         "globals": {"i": {"type": "int", "min": 0, "max": 2},
             "x": {"type": "array", "len": 2, "of": {"type": "bool"}}},
@@ -414,16 +415,69 @@ fn the_direct_deadlock_decision_is_the_predicate() {
             {"from": "b", "to": "c", "when": "x[i]"}]}],
         "check-deadlock": true, "properties": []}));
     let mut exp = Explorer::new(&prog);
-    let mut declined = 0;
+    let mut deadlocks = 0;
     for (g, ls) in reachable_ids(&prog, &mut exp) {
         let predicate = crate::property::holds(&prog.deadlock, &exp, g, &ls);
-        match exp.deadlocked(g, &ls) {
-            Some(d) => assert_eq!(Ok(d), predicate),
-            None => {
-                assert!(predicate.is_err());
-                declined += 1;
-            }
+        assert_eq!(
+            exp.deadlocked(g, &ls).ok_or(()),
+            predicate.clone().map_err(|_| ())
+        );
+        deadlocks += predicate.unwrap_or(false) as usize;
+    }
+    assert_eq!(deadlocks, 1);
+}
+
+/// A guard that fails to evaluate is not a true guard: another thread that
+/// can move still makes `deadlock` false, so properties that read it are
+/// decided (they were "safe" while `x == 1` alone was unsafe: the failing
+/// guard made the whole predicate fail; found by fuzzing against an
+/// interpreter of the docs); and where no guard is true, the state is a
+/// deadlock, in standard (direct decision, both jobs counts, --por) and in
+/// refine alike.
+#[test]
+fn a_failing_guard_is_not_a_true_guard() {
+    let prog = common::load_value(&json!({"name": "dl-atom",
+        "globals": {"x": {"type": "int", "min": 0, "max": 1},
+            "a": {"type": "array", "len": 1, "of": {"type": "int", "min": 0, "max": 1}}},
+        "threads": [
+            {"name": "t", "start": "s0", "transitions": [{"from": "s0", "to": "s1", "when": "a[x + 1] == 0"}]},
+            {"name": "u", "start": "s0", "transitions": [{"from": "s0", "to": "s0", "do": "x := 1 - x"}]}],
+        "properties": [{"name": "nodl_and", "error": "!deadlock && x == 1"},
+            {"name": "and_nodl", "error": "x == 1 && !deadlock"},
+            {"name": "dl_or", "error": "deadlock || x == 1"}]}));
+    for (jobs, por) in [(1, false), (2, false), (2, true)] {
+        let opts = CheckOptions {
+            jobs: Some(jobs),
+            por,
+            keep_going: true,
+            ..CheckOptions::default()
+        };
+        let r = engine::check(&prog, Mode::Standard, &opts).unwrap();
+        for p in ["nodl_and", "and_nodl", "dl_or"] {
+            assert_eq!(
+                r.outcome(p).unwrap().verdict,
+                Verdict::Unsafe,
+                "{p}: {}",
+                r.to_text()
+            );
         }
     }
-    assert_eq!(declined, 1);
+    // t's only guard fails at s0 and nothing else moves: a deadlock.
+    let stuck = common::load_value(&json!({"name": "dl",
+        "globals": {"z": {"type": "int", "min": 0, "max": 1, "init": 0}},
+        "threads": [{"name": "t", "start": "l0", "transitions": [{"from": "l0", "to": "l1", "when": "1 / z == 1"}]}],
+        "properties": [{"name": "dl", "error": "deadlock"}]}));
+    for mode in [Mode::Standard, Mode::Refine] {
+        let r = engine::check(&stuck, mode, &CheckOptions::default()).unwrap();
+        assert_eq!(
+            r.outcome("dl").unwrap().verdict,
+            Verdict::Unsafe,
+            "{mode:?}: {}",
+            r.to_text()
+        );
+        assert_eq!(
+            r.outcome(crate::engine::MODEL_ERRORS).unwrap().verdict,
+            Verdict::Unsafe
+        );
+    }
 }

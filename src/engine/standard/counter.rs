@@ -339,7 +339,7 @@ impl Shared<'_, '_> {
             let (t, l) = ctr.thread_at(&w.state, pos);
             match self.exp.memoised(self.exp.memo_class(t), g, l) {
                 Some(succs) => {
-                    quiet &= succs.steps.is_empty() && succs.error.is_none();
+                    quiet &= succs.steps.is_empty();
                     self.emit_counted(ctr, i, pos, succs, w, b);
                 }
                 None => {

@@ -155,8 +155,9 @@ impl Shared<'_, '_> {
 
     /// Inserts the successors of state `i` (unpacked in `w.state`) by every
     /// thread whose successors are memoised and defers the others. True
-    /// when no thread can move on its own (a rendezvous may still happen)
-    /// and no step fails.
+    /// when no thread can move on its own (a rendezvous may still happen;
+    /// a step that fails moves nowhere: `deadlock` then decides whether its
+    /// guard was true).
     pub(super) fn expand_threads(&self, i: usize, w: &mut Scratch, b: &mut Batch) -> bool {
         let (g, locals) = (w.state[0], &w.state[1..]);
         let mut quiet = true;
@@ -170,14 +171,14 @@ impl Shared<'_, '_> {
                 // Left out by the persistent set: it still counts for quiet.
                 quiet = quiet
                     && match succs {
-                        Some(s) => s.steps.is_empty() && s.error.is_none(),
+                        Some(s) => s.steps.is_empty(),
                         None => !self.exp.may_move(t, g, l),
                     };
                 continue;
             }
             match succs {
                 Some(succs) => {
-                    quiet &= succs.steps.is_empty() && succs.error.is_none();
+                    quiet &= succs.steps.is_empty();
                     self.emit(i, t, succs, w, b);
                 }
                 // Fired here, interned by the coordinator: firing there
@@ -192,7 +193,7 @@ impl Shared<'_, '_> {
                     let f = &mut b.fired[part];
                     let (trans, values) = (f.trans.len(), f.values.len());
                     let (error, failures) = self.exp.fire_flat(t, g, l, f);
-                    quiet = quiet && f.trans.len() == trans && error.is_none();
+                    quiet = quiet && f.trans.len() == trans;
                     b.prefired.push(Prefired {
                         index: i as u32,
                         thread: t as u32,

@@ -19,8 +19,12 @@
 //! receiver, the third conjunct fails; otherwise a pair of distinct threads
 //! exists).
 //!
-//! A guard that fails to evaluate makes the predicate fail too: the state is
-//! then reported as a model error, as the step itself would be.
+//! A guard that fails to evaluate is not a true guard (`UnOp::Holds`): the
+//! docs' "no thread can move" is then still decided by the others (a
+//! failing guard of one thread made the whole predicate fail, so a property
+//! `x == 1 && !deadlock` was undecided where another thread could move;
+//! found by fuzzing against an interpreter of the docs). The step that
+//! evaluates the failing guard is reported as a model error, as before.
 
 use crate::program::ops::{BinOp, UnOp};
 use crate::program::{CExpr, SyncOp, Template, Transition};
@@ -108,7 +112,8 @@ fn offers(templates: &[Template], which: impl Fn(&Transition) -> bool) -> CExpr 
                 }
                 match &tr.guard {
                     None => unguarded[loc] = true,
-                    Some(g) => guards.push(g.clone()),
+                    // A guard that fails to evaluate is not true.
+                    Some(g) => guards.push(CExpr::Un(UnOp::Holds, Box::new(g.clone()))),
                 }
             }
             if unguarded[loc] {

@@ -194,6 +194,7 @@ impl<'a> Resolver<'a> {
                     UnOp::Neg => "-",
                     UnOp::BitNot => "~",
                     UnOp::ToInt => "int",
+                    UnOp::Holds => "holds",
                 };
                 self.expect_ty(t, want, a.span, &format!("`{sym}` needs {}", want.name()))?;
                 if let CExpr::Const(v) = x {
@@ -207,6 +208,7 @@ impl<'a> Resolver<'a> {
                             )
                         })?,
                         UnOp::BitNot | UnOp::ToInt => !v,
+                        UnOp::Holds => (v != 0) as i64,
                     };
                     return Ok((CExpr::Const(v), want));
                 }

@@ -135,6 +135,7 @@ impl Scope<'_> {
             CExpr::GlobalCell(_, len, _, i)
             | CExpr::LocalCell(_, len, _, i)
             | CExpr::InstLocalCell(_, _, len, _, i) => self.index_fails(i, *len),
+            CExpr::Un(UnOp::Holds, _) => false,
             CExpr::Un(op, x) => self.fails(x) || (*op == UnOp::Neg && self.eval(e).is_none()),
             CExpr::Bin(op, a, b) => {
                 if self.fails(a) {
