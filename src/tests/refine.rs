@@ -255,6 +255,11 @@ fn the_models_own_exception_set_is_tried_first() {
     assert_eq!(r.verdict(), Verdict::Safe);
     assert_eq!(r.stats.count("refinements"), Some(0));
     assert_eq!(r.stats.get("precise_globals"), None);
+    assert_eq!(
+        r.stats.get("first_pass_s"),
+        None,
+        "the first pass is the run"
+    );
     assert!(!r.exceptions.expect("the model's set").is_empty());
     let mut weak = model;
     weak["exceptions"][0]["when"] = serde_json::json!("false");
@@ -263,4 +268,15 @@ fn the_models_own_exception_set_is_tried_first() {
     let r = check(&prog, Mode::Refine);
     assert_eq!(r.verdict(), Verdict::Safe, "{}", r.to_text());
     assert!(r.stats.count("refinements").is_some_and(|n| n >= 1));
+    // The failed first pass is part of refine's time, and shown apart.
+    let secs = |key| {
+        r.stats
+            .get(key)
+            .and_then(|v: &serde_json::Value| v.as_f64())
+    };
+    let first = secs("first_pass_s").expect("the first pass's time");
+    let parts = first + secs("fixpoint_s").unwrap_or(0.0) + secs("search_s").unwrap_or(0.0);
+    // Each is rounded to the microsecond.
+    let total = secs("time_s").unwrap_or(0.0) + 3e-6;
+    assert!(first > 0.0 && total >= parts, "{:?}", r.stats);
 }
