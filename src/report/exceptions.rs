@@ -10,7 +10,7 @@
 
 use crate::engine::result::{RefinedExceptions, Store};
 use serde_json::{Map, Value, json};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
 /// The exception set as a JSON array of entries, ready for `--exceptions`.
@@ -99,7 +99,7 @@ impl Key {
 }
 
 /// A predicate over one thread's local store.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Pred {
     True,
     /// `@loc`.
@@ -164,12 +164,17 @@ fn factor(names: &[String], rows: &[&[Key]]) -> Pred {
         by_value.entry(&row[0]).or_default().push(&row[1..]);
     }
     // (the rest's predicate, the values that have it), in value order.
+    // Indexed by the predicate, so that many distinct rests stay linear.
     let mut terms: Vec<(Pred, Vec<&Key>)> = Vec::new();
+    let mut index: HashMap<Pred, usize> = HashMap::new();
     for (value, rest) in by_value {
         let sub = factor(rest_names, &rest);
-        match terms.iter_mut().find(|(p, _)| *p == sub) {
-            Some((_, values)) => values.push(value),
-            None => terms.push((sub, vec![value])),
+        match index.get(&sub) {
+            Some(&at) => terms[at].1.push(value),
+            None => {
+                index.insert(sub.clone(), terms.len());
+                terms.push((sub, vec![value]));
+            }
         }
     }
     let terms: Vec<Pred> = terms
