@@ -11,7 +11,8 @@
 //! partner with a true guard, some thread rests at a location that is not
 //! final, and on no channel do a sender and a receiver of two different
 //! threads both have true guards. A guard that fails to evaluate is not
-//! true, here as in the predicate (`UnOp::Holds`).
+//! true, here as in the predicate (`UnOp::Holds`); with the program's
+//! error state it is (DiVinE takes the transition, into that state).
 
 use super::explore::Explorer;
 use super::{Ctx, SyncOp};
@@ -60,6 +61,7 @@ impl Explorer<'_> {
             return None;
         }
         let gs = self.globals.get(g);
+        let divine = prog.error_state.is_some();
         let mut tally = vec![Tally::default(); prog.channels.len()];
         let mut enabled = false;
         let mut resting = false;
@@ -75,7 +77,7 @@ impl Explorer<'_> {
                 let tr = &tpl.transitions[ti as usize];
                 let on = match &tr.guard {
                     None => true,
-                    Some(e) => e.eval(&ctx).is_ok_and(|v| v != 0),
+                    Some(e) => super::guard_is_true(e.eval(&ctx), divine),
                 };
                 match (&tr.sync, on) {
                     (_, false) => {}

@@ -31,6 +31,14 @@ pub(crate) struct Succs {
     pub(crate) failures: u32,
 }
 
+impl Succs {
+    /// Does the thread move: a step, or (`divine`: with the program's
+    /// error state) a transition that fails and so goes to the error state.
+    pub(crate) fn moves(&self, divine: bool) -> bool {
+        !self.steps.is_empty() || (divine && self.failures > 0)
+    }
+}
+
 /// Mutable exploration context over a program: store interners and the
 /// successor memo. Engines own one each.
 pub(crate) struct Explorer<'p> {
@@ -372,7 +380,8 @@ impl<'p> Explorer<'p> {
 
     /// Can `thread` move on its own from `(g, l)`: some transition that
     /// needs no partner has a true guard (one that fails to evaluate is not
-    /// true, as `deadlock` reads it). Read-only, for the workers of a
+    /// true, as `deadlock` reads it, except with the program's error state,
+    /// where it is taken into that state). Read-only, for the workers of a
     /// parallel search deciding where `deadlock` may hold.
     pub(crate) fn may_move(&self, thread: usize, g: u32, l: u32) -> bool {
         let prog = self.prog;
@@ -386,13 +395,14 @@ impl<'p> Explorer<'p> {
         let tpl = &prog.templates[th.template as usize];
         let ls = self.local(thread, l);
         let ctx = Ctx::thread(th, self.globals.get(g), ls);
+        let divine = prog.error_state.is_some();
         tpl.outgoing[ls[0] as usize].iter().any(|&ti| {
             let tr = &tpl.transitions[ti as usize];
             tr.sync.is_none()
                 && tr
                     .guard
                     .as_ref()
-                    .is_none_or(|e| matches!(e.eval(&ctx), Ok(v) if v != 0))
+                    .is_none_or(|e| super::guard_is_true(e.eval(&ctx), divine))
         })
     }
 

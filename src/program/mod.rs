@@ -327,6 +327,17 @@ pub(crate) struct Program {
     pub(crate) error_state: Option<ErrorState>,
 }
 
+/// Does a guard that evaluated to `value` let its transition move? One
+/// that fails to evaluate does only with the program's error state
+/// (`divine`), where DiVinE takes the transition, into that state; without
+/// one the step is a model error, which moves nowhere.
+pub(crate) fn guard_is_true(value: Result<i64, EvalError>, divine: bool) -> bool {
+    match value {
+        Ok(v) => v != 0,
+        Err(_) => divine,
+    }
+}
+
 impl Program {
     pub(crate) fn template_of(&self, thread: usize) -> &Template {
         &self.templates[self.threads[thread].template as usize]

@@ -481,3 +481,51 @@ fn a_failing_guard_is_not_a_true_guard() {
         );
     }
 }
+
+/// With the program's error state (DiVinE's semantics) a guard that fails
+/// to evaluate counts as true: the transition is taken, into the error
+/// state, so its thread is not stuck there (a state whose only move was
+/// such a step was counted as a deadlock; found in review). Both ways of
+/// deciding (the direct one and the predicate inside a larger property),
+/// with either jobs count.
+#[test]
+fn with_an_error_state_a_failing_guard_moves_there() {
+    let model = |property: &str| {
+        common::load_value(&json!({"name": "es-dl",
+            "globals": {"z": {"type": "int", "min": 0, "max": 1, "init": 0},
+                "x": {"type": "int", "min": 0, "max": 1, "init": 0}},
+            "threads": [{"name": "t", "start": "l0", "locations": ["l0", "l1", "error"],
+                "final": ["l1", "error"],
+                "transitions": [{"from": "l0", "to": "l1", "when": "1 / z == 1"}]}],
+            "error-state": {"thread": "t", "location": "error"},
+            "properties": [{"name": "dl", "error": property}]}))
+    };
+    for property in ["deadlock", "deadlock || x == 1"] {
+        let prog = model(property);
+        for jobs in [1, 2] {
+            let opts = CheckOptions {
+                jobs: Some(jobs),
+                keep_going: true,
+                ..CheckOptions::default()
+            };
+            let r = engine::check(&prog, Mode::Standard, &opts).unwrap();
+            let dl = r.outcome("dl").unwrap();
+            assert_eq!(dl.verdict, Verdict::Safe, "{property}: {}", r.to_text());
+            assert_eq!(r.stats.states(), 2, "{}", r.to_text());
+            if property == "deadlock" {
+                assert_eq!(r.stats.count("deadlocks"), Some(0), "{}", r.to_text());
+            }
+        }
+        // Each layer on its own: the direct decision, the predicate, the
+        // thread's successors and `may_move` (what the quiet filter reads).
+        let mut exp = Explorer::new(&prog);
+        let (g, ls) = exp.initial_states().remove(0);
+        assert_eq!(exp.deadlocked(g, &ls), Some(false));
+        assert_eq!(
+            crate::property::holds(&prog.deadlock, &exp, g, &ls),
+            Ok(false)
+        );
+        assert!(exp.may_move(0, g, ls[0]));
+        assert!(exp.successors(0, g, ls[0]).moves(true));
+    }
+}

@@ -331,6 +331,7 @@ impl Shared<'_, '_> {
         b: &mut super::Batch,
     ) -> bool {
         let g = w.state[0];
+        let divine = self.error_key.is_some();
         let mut quiet = true;
         for pos in 1..w.state.len() {
             if matches!(ctr.movers[pos], Mover::Counter(..)) && w.state[pos] == 0 {
@@ -339,7 +340,7 @@ impl Shared<'_, '_> {
             let (t, l) = ctr.thread_at(&w.state, pos);
             match self.exp.memoised(self.exp.memo_class(t), g, l) {
                 Some(succs) => {
-                    quiet &= succs.steps.is_empty();
+                    quiet &= !succs.moves(divine);
                     self.emit_counted(ctr, i, pos, succs, w, b);
                 }
                 None => {

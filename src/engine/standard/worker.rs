@@ -156,10 +156,12 @@ impl Shared<'_, '_> {
     /// Inserts the successors of state `i` (unpacked in `w.state`) by every
     /// thread whose successors are memoised and defers the others. True
     /// when no thread can move on its own (a rendezvous may still happen;
-    /// a step that fails moves nowhere: `deadlock` then decides whether its
-    /// guard was true).
+    /// a step that fails moves nowhere, `deadlock` then deciding whether
+    /// its guard was true, unless the program has an error state, where
+    /// the failing step goes).
     pub(super) fn expand_threads(&self, i: usize, w: &mut Scratch, b: &mut Batch) -> bool {
         let (g, locals) = (w.state[0], &w.state[1..]);
+        let divine = self.error_key.is_some();
         let mut quiet = true;
         for t in 0..locals.len() {
             if self.sym.is_some_and(|s| s.repeats(&w.state, t)) {
@@ -171,14 +173,14 @@ impl Shared<'_, '_> {
                 // Left out by the persistent set: it still counts for quiet.
                 quiet = quiet
                     && match succs {
-                        Some(s) => s.steps.is_empty(),
+                        Some(s) => !s.moves(divine),
                         None => !self.exp.may_move(t, g, l),
                     };
                 continue;
             }
             match succs {
                 Some(succs) => {
-                    quiet &= succs.steps.is_empty();
+                    quiet &= !succs.moves(divine);
                     self.emit(i, t, succs, w, b);
                 }
                 // Fired here, interned by the coordinator: firing there
@@ -193,7 +195,7 @@ impl Shared<'_, '_> {
                     let f = &mut b.fired[part];
                     let (trans, values) = (f.trans.len(), f.values.len());
                     let (error, failures) = self.exp.fire_flat(t, g, l, f);
-                    quiet = quiet && f.trans.len() == trans;
+                    quiet = quiet && f.trans.len() == trans && !(divine && failures > 0);
                     b.prefired.push(Prefired {
                         index: i as u32,
                         thread: t as u32,

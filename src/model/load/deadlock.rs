@@ -34,12 +34,20 @@ use crate::program::{CExpr, SyncOp, Template, Transition};
 ///
 /// In a cooperative model (`waiting`, the slot of the scheduler's global),
 /// a thread moves only while it waits for no event.
-pub(super) fn formula(templates: &[Template], channels: usize, waiting: Option<u32>) -> CExpr {
+///
+/// With the program's error state (`divine`), a guard that fails to
+/// evaluate counts as true: DiVinE takes the transition, into that state.
+pub(super) fn formula(
+    templates: &[Template],
+    channels: usize,
+    waiting: Option<u32>,
+    divine: bool,
+) -> CExpr {
     let threads: u32 = templates.iter().map(|t| t.count).sum();
     let all: Box<[u32]> = (0..threads).collect();
     let count = |body: CExpr| CExpr::Count(all.clone(), Box::new(body));
 
-    let mut enabled = offers(templates, |tr| tr.sync.is_none());
+    let mut enabled = offers(templates, divine, |tr| tr.sync.is_none());
     if let Some(w) = waiting {
         let own = CExpr::Bin(BinOp::Sub, Box::new(CExpr::Tid), Box::new(CExpr::Const(1)));
         let cell = CExpr::GlobalCell(w, threads, "waiting".into(), Box::new(own));
@@ -62,10 +70,12 @@ pub(super) fn formula(templates: &[Template], channels: usize, waiting: Option<u
     for c in 0..channels as u32 {
         let send = offers(
             templates,
+            divine,
             |tr| matches!(tr.sync, Some(SyncOp::Send { channel, .. }) if channel == c),
         );
         let recv = offers(
             templates,
+            divine,
             |tr| matches!(tr.sync, Some(SyncOp::Recv { channel, .. }) if channel == c),
         );
         let either = or(send.clone(), recv.clone());
@@ -93,7 +103,7 @@ pub(super) fn formula(templates: &[Template], channels: usize, waiting: Option<u
 /// a mask per template in the number of templates), and the disjunctions
 /// are balanced trees, so evaluating a template of 65,536 locations
 /// recurses 17 levels deep, not 65,536.
-fn offers(templates: &[Template], which: impl Fn(&Transition) -> bool) -> CExpr {
+fn offers(templates: &[Template], divine: bool, which: impl Fn(&Transition) -> bool) -> CExpr {
     let mut always: Vec<Box<[bool]>> = Vec::with_capacity(templates.len());
     let mut per_template: Vec<CExpr> = Vec::new();
     // Tids are 1, 2, … over the templates in order (the loader's numbering).
@@ -112,8 +122,7 @@ fn offers(templates: &[Template], which: impl Fn(&Transition) -> bool) -> CExpr 
                 }
                 match &tr.guard {
                     None => unguarded[loc] = true,
-                    // A guard that fails to evaluate is not true.
-                    Some(g) => guards.push(CExpr::Un(UnOp::Holds, Box::new(g.clone()))),
+                    Some(g) => guards.push(guard_holds(g, divine)),
                 }
             }
             if unguarded[loc] {
@@ -144,6 +153,20 @@ fn offers(templates: &[Template], which: impl Fn(&Transition) -> bool) -> CExpr 
         None
     };
     balanced(head.into_iter().chain(per_template).collect(), BinOp::Or).unwrap_or(CExpr::Const(0))
+}
+
+/// `g` as `deadlock` reads it: true where it holds, false where it is false,
+/// and where it fails to evaluate, false (the step is a model error and
+/// moves nowhere) or, with the error state (`divine`), true: `!Holds(!g)`.
+fn guard_holds(g: &CExpr, divine: bool) -> CExpr {
+    let holds = |e: CExpr| CExpr::Un(UnOp::Holds, Box::new(e));
+    match divine {
+        false => holds(g.clone()),
+        true => CExpr::Un(
+            UnOp::Not,
+            Box::new(holds(CExpr::Un(UnOp::Not, Box::new(g.clone())))),
+        ),
+    }
 }
 
 /// `items` joined by `op` (`&&` or `||`) as a balanced tree: the same value

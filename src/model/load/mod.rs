@@ -199,6 +199,7 @@ impl<'a> Loader<'a> {
             &templates,
             self.names.channels.len(),
             scheduler.as_ref().map(|s| s.waiting),
+            root.get("error-state").is_some(),
         );
         self.names.deadlock = Some(deadlock.clone());
         let check_deadlock = match root.get("check-deadlock") {
