@@ -90,6 +90,7 @@ impl Model {
                 path,
                 &opts.params,
                 opts.error.as_deref(),
+                opts.divine_errors,
                 exc,
             ),
             None => crate::model::load_any_with(

@@ -106,6 +106,38 @@ fn dve_from_a_string_is_the_dve_file() {
     assert_eq!(a.stats.states(), b.stats.states());
 }
 
+/// `exceptions` does not drop `divine_errors`: a byte that overflows goes
+/// to the error state with or without a set (`--exceptions` turned the
+/// error state off, and the verdict changed from unsafe to safe; found by
+/// a user audit).
+#[test]
+fn an_exception_set_keeps_the_error_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("ov.dve");
+    std::fs::write(
+        &model,
+        "byte x = 254; process P { state s; init s; trans s -> s { effect x = x + 1; }; } \
+         process Q { state a, b; init a; trans a -> b {}, b -> a {}; } system async;",
+    )
+    .unwrap();
+    let none = dir.path().join("none.json");
+    std::fs::write(&none, "[]").unwrap();
+    let load = |exceptions: Option<std::path::PathBuf>| {
+        let opts = weft::LoadOptions {
+            error: Some("x == 0".into()),
+            divine_errors: true,
+            exceptions,
+            ..Default::default()
+        };
+        let m = Model::load_with(&model, &opts).unwrap();
+        m.check(Mode::Standard, &CheckOptions::default()).unwrap()
+    };
+    let (without, with) = (load(None), load(Some(none)));
+    assert_eq!(without.verdict(), Verdict::Unsafe, "{}", without.to_text());
+    assert_eq!(with.verdict(), without.verdict(), "{}", with.to_text());
+    assert_eq!(with.stats.states(), without.stats.states());
+}
+
 #[test]
 fn refusals_are_typed() {
     let model = Model::from_json(LOCK, "lock.json").unwrap();

@@ -126,7 +126,7 @@ fn exceptions_can_come_from_a_separate_file() {
     )
     .unwrap();
     let model = common::models_dir().join("peterson.json");
-    let prog = crate::model::load::load_with_exceptions(&model, &[], None, &file)
+    let prog = crate::model::load::load_with_exceptions(&model, &[], None, false, &file)
         .map(crate::model::Model::into_program)
         .unwrap();
     assert_eq!(
@@ -138,7 +138,7 @@ fn exceptions_can_come_from_a_separate_file() {
     // Only two of the three: the proof fails.
     std::fs::write(&file, r#"{"exceptions": [{"when": "x == 1 && y == 1 && turn == 0", "threads": {"P1": "@B", "P2": "@D"}},
         {"when": "x == 1 && y == 1 && turn == 0", "threads": {"P1": "@C", "P2": "@C"}}]}"#).unwrap();
-    let prog = crate::model::load::load_with_exceptions(&model, &[], None, &file)
+    let prog = crate::model::load::load_with_exceptions(&model, &[], None, false, &file)
         .map(crate::model::Model::into_program)
         .unwrap();
     assert_eq!(

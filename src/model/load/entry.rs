@@ -185,9 +185,10 @@ pub(crate) fn load_with_exceptions(
     path: &Path,
     params: &[(String, i64)],
     error: Option<&str>,
+    divine_errors: bool,
     exceptions: &Path,
 ) -> LResult<Model> {
-    let (mut prog, names) = load_any_with_names(path, params, error, false)?;
+    let (mut prog, names) = load_any_with_names(path, params, error, divine_errors)?;
     let (efile, etext) = read_model(exceptions, crate::Phase::ReadingExceptions)?;
     budget::enter(&efile, crate::Phase::Exceptions)?;
     let value = parse_json(&etext, &efile, "exceptions")?;
