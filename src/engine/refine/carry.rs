@@ -59,7 +59,7 @@
 //! are cached, so a kept X(g) would not report them again: a round that met
 //! any is not carried (the next one starts from scratch).
 
-use super::hybrid::{Carried, Hybrid, Node, Tagged, Trail, Work};
+use super::hybrid::{Carried, Hybrid, LiveSet, Node, Tagged, Trail, Work};
 use crate::engine::exceptions::BitSet;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::VecDeque;
@@ -152,15 +152,7 @@ pub(super) fn carry(
     prev.live = prev
         .disj
         .iter()
-        .map(|(g, list)| {
-            let live = list
-                .iter()
-                .enumerate()
-                .filter(|(_, t)| !is_emptied(t))
-                .map(|(i, t)| t.live(i as u32))
-                .collect();
-            (*g, live)
-        })
+        .map(|(g, list)| (*g, LiveSet::of(list)))
         .collect();
 
     // First what must be posted again, then what a lazy round left to

@@ -27,13 +27,14 @@
 //! what it computed lies below the fixpoint, and the next round resumes it.
 //!
 //! A post is added to X or D by `add.rs`, which compares a new product
-//! with D(g)'s (`live`).
+//! with D(g)'s (`live.rs` finds which).
 
 mod add;
 mod joint;
+mod live;
 mod merge;
 
-pub(super) use add::Live;
+pub(super) use live::LiveSet;
 
 use super::super::Budget;
 use super::carry;
@@ -108,9 +109,9 @@ pub(crate) struct Hybrid {
     pub(crate) first_alarm: FxHashMap<u32, u64>,
     /// What the next round needs to start from this one.
     pub(super) trail: Trail,
-    /// Per store of D, its non-emptied products (index, signature): what a
-    /// new product is compared with. Emptied ones stay in `disj` only.
-    pub(super) live: FxHashMap<u32, Vec<Live>>,
+    /// Per store of D, its non-emptied products: what a new product is
+    /// compared with. Emptied ones stay in `disj` only.
+    pub(super) live: FxHashMap<u32, LiveSet>,
     /// The products of D not posted yet, which a new one may join.
     pub(super) unposted: merge::Unposted,
     /// X(g)'s successors, cached per store (semi-naive re-posts).

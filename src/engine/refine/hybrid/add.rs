@@ -1,57 +1,13 @@
 //! Adding a post to the fixpoint (Malkis, Podelski and Rybalchenko §4.3,
 //! with the precise stores of refinement): joined into X(g) outside P,
 //! kept in D(g) as a product unless one there contains it, emptying the
-//! products it contains. `live` holds D(g)'s non-emptied products with a
-//! 64-bit signature that rules out most subset tests while products are
-//! few; the tests look first at the components the two products were made
-//! by (`Tagged::moved`).
+//! products it contains. `live` finds the products to compare with
+//! (`live.rs`); the tests look first at the components the two products
+//! were made by (`Tagged::moved`).
 
+use super::live::{signature, subset_looking_first};
 use super::{Hybrid, Pending, Tagged, Work, merge};
 use crate::engine::exceptions::{BitSet, Product};
-
-impl Tagged {
-    /// Its entry in `Hybrid::live`, as product `index` of its list.
-    pub(in crate::engine::refine) fn live(&self, index: u32) -> Live {
-        Live {
-            index,
-            sig: signature(|u| &self.product[u], self.product.len()),
-        }
-    }
-}
-
-/// A non-emptied product of D(g), as a new product is compared with it.
-#[derive(Clone, Copy, Debug)]
-pub(in crate::engine::refine) struct Live {
-    /// Its index in D(g).
-    pub(in crate::engine::refine) index: u32,
-    /// `signature` of its product: rules out a subset test when a bit is
-    /// on where the other's is off (few products: the bits fill up with
-    /// many components).
-    pub(in crate::engine::refine) sig: u64,
-}
-
-/// `p ⊆ q`, component by component, looking first at the components in
-/// `first`: products made by different threads' steps mostly differ
-/// there, so a failing test ends at once rather than after half of the
-/// components (lock(200, 9) spent half its time in these tests).
-fn subset_looking_first<'b>(
-    p: impl Fn(usize) -> &'b BitSet,
-    q: &[BitSet],
-    first: [usize; 2],
-) -> bool {
-    first.iter().all(|&u| p(u).is_subset(&q[u])) && (0..q.len()).all(|u| p(u).is_subset(&q[u]))
-}
-
-/// A product's components folded to 64 bits each, rotated apart and OR-ed:
-/// `p ⊆ q` implies `sig(p) & !sig(q) == 0`, which rules out most subset
-/// tests between D's products at once.
-fn signature<'b>(comp: impl Fn(usize) -> &'b BitSet, n: usize) -> u64 {
-    (0..n).fold(0, |s, u| {
-        s | comp(u)
-            .fold64()
-            .rotate_left((u as u32).wrapping_mul(17) % 64)
-    })
-}
 
 impl Hybrid {
     /// Adds `{g} × source[t := ls]`, derived from `q.src`: joined into X(g)
@@ -105,12 +61,9 @@ impl Hybrid {
             (e.taint.is_empty() || !exact)
                 && subset_looking_first(comp, &e.product, [t, e.moved as usize])
         };
-        if let Some(o) = live
-            .iter()
-            .find(|o| sig & !o.sig == 0 && within(&list[o.index as usize]))
-        {
+        if let Some(o) = live.first_containing(list, comp, source.len(), sig, within) {
             // The next round posts `q.src` again if this product goes.
-            let e = &mut list[o.index as usize];
+            let e = &mut list[o as usize];
             if e.from != q.src && !e.covers.contains(&q.src) {
                 e.covers.push(q.src);
             }
@@ -126,20 +79,24 @@ impl Hybrid {
         self.trail.next_id += 1;
         // Products the new one contains stay in the list (their indices may
         // be queued) but are emptied: they add nothing.
-        live.retain(|o| {
-            let e = &mut list[o.index as usize];
-            let contained = o.sig & !sig == 0
-                && (exact || !e.taint.is_empty())
-                && subset_looking_first(|u| &e.product[u], &p, [e.moved as usize, t]);
-            if contained {
-                unposted.remove(g, o.index);
+        let contained = |e: &Tagged| {
+            (exact || !e.taint.is_empty())
+                && subset_looking_first(|u| &e.product[u], &p, [e.moved as usize, t])
+        };
+        live.remove_contained(
+            list,
+            |u| &p[u],
+            p.len(),
+            sig,
+            contained,
+            |i, e| {
+                unposted.remove(g, i);
                 for c in e.product.iter_mut() {
                     *c = c.cleared();
                 }
                 e.emptied_by = Some(id);
-            }
-            !contained
-        });
+            },
+        );
         list.push(Tagged {
             product: p,
             taint: taint.to_vec(),
@@ -153,10 +110,7 @@ impl Hybrid {
         });
         let i = list.len() - 1;
         unposted.insert(g, i as u32, keys);
-        live.push(Live {
-            index: i as u32,
-            sig,
-        });
+        live.push(list, i as u32, sig);
         q.work.push_back(Work::Disj(g, i));
     }
 }
