@@ -105,13 +105,11 @@ fn run(cli: Cli, started: std::time::Instant) -> Result<u8, Failure> {
                 },
                 (&heading, mode.name(), json),
             )?;
+            // `watch_and_load` printed its warnings (they came twice).
             let prog = match loaded {
                 Ok(prog) => prog,
                 Err(code) => return Ok(code),
             };
-            for w in prog.warnings() {
-                eprintln!("warning: {w}");
-            }
             // The test suite's way to hold a run between loading and the
             // search, so that only the watchdog can stop it (tests/budgets.rs).
             if let Some(s) = std::env::var_os("WEFT_TEST_STALL_SECONDS")

@@ -99,6 +99,8 @@ fn a_start_location_that_no_transition_leaves_is_warned_about() {
         "{}",
         r.stderr
     );
+    // Once (it was printed twice: by the loader's caller and again).
+    assert_eq!(r.stderr.matches("warning: ").count(), 1, "{}", r.stderr);
     // The base model starts where a transition leaves: no warning.
     let r = run_model("start-ok", |_| {}, &[]);
     assert!(!r.stderr.contains("warning"), "{}", r.stderr);
