@@ -60,7 +60,7 @@
 //! any is not carried (the next one starts from scratch).
 
 use super::hybrid::{Carried, Hybrid, LiveSet, Node, Tagged, Trail, Work};
-use crate::engine::exceptions::BitSet;
+use crate::engine::exceptions::product_is_empty;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::VecDeque;
 
@@ -164,7 +164,7 @@ pub(super) fn carry(
             Node::Cart(g) if prev.cart.contains_key(&g) => carts.push(g),
             Node::Prod(id) => prods.extend(
                 at.get(&id)
-                    .filter(|&&(g, i)| !is_emptied(&prev.disj[&g][i]))
+                    .filter(|&&(g, i)| !product_is_empty(&prev.disj[&g][i].product))
                     .copied(),
             ),
             _ => {}
@@ -208,10 +208,6 @@ pub(super) fn carry(
     Some((h, work))
 }
 
-fn is_emptied(t: &Tagged) -> bool {
-    t.product.iter().any(BitSet::is_empty)
-}
-
 /// The kept elements some of whose contributions go with the dropped ones:
 /// those that reached a store whose X goes (it becomes precise, or was
 /// derived from one that does), and those whose post a dropped product of
@@ -239,13 +235,15 @@ fn to_post_again(prev: &Hybrid, keep: &impl Fn(Node) -> bool) -> FxHashSet<Node>
         }
         // An emptied product posts nothing: the one that emptied it
         // holds its states and reached at least its stores.
-        if keep(Node::Prod(t.id)) && !is_emptied(t) && t.targets.iter().any(|g| lost_x.contains(g))
+        if keep(Node::Prod(t.id))
+            && !product_is_empty(&t.product)
+            && t.targets.iter().any(|g| lost_x.contains(g))
         {
             again.insert(Node::Prod(t.id));
         }
     }
     for top in prev.disj.values().flatten() {
-        if keep(Node::Prod(top.id)) || is_emptied(top) {
+        if keep(Node::Prod(top.id)) || product_is_empty(&top.product) {
             continue;
         }
         let mut stack = vec![top];

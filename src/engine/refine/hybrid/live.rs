@@ -15,7 +15,7 @@
 //! containing p is the first such in index order), so the fixpoint is too.
 
 use super::Tagged;
-use crate::engine::exceptions::BitSet;
+use crate::engine::exceptions::{BitSet, product_is_empty};
 use rustc_hash::FxHashMap;
 
 /// From this many products at one store on, the index is kept (in the
@@ -62,13 +62,14 @@ struct Index {
     first_at: Chains,
     /// The products with more states, in index order.
     large: Vec<Live>,
-    /// Every product, in index order: what a large p is compared with.
-    all: Vec<Live>,
-    /// By index in D(g): each product's signature, and whether it is live.
+    /// By index in D(g): each product's signature, whether it is live, and
+    /// how many entries it has in `at`, `first_at` and `large`. The live
+    /// ones, in index order, are what a large p is compared with.
     sigs: Vec<u64>,
     alive: Vec<bool>,
-    /// Entries in `at`, `first_at`, `large` and `all`, and those of products no longer
-    /// live.
+    entries_of: Vec<u32>,
+    /// Entries in `at`, `first_at` and `large`, and those of products no
+    /// longer live.
     entries: usize,
     dead: usize,
 }
@@ -109,10 +110,6 @@ pub(super) fn signature<'b>(comp: impl Fn(usize) -> &'b BitSet, n: usize) -> u64
             .fold64()
             .rotate_left((u as u32).wrapping_mul(17) % 64)
     })
-}
-
-fn is_emptied(t: &Tagged) -> bool {
-    t.product.iter().any(BitSet::is_empty)
 }
 
 /// A state's hash is the sum of one term per component (so that the
@@ -171,7 +168,7 @@ impl LiveSet {
     pub(in crate::engine::refine) fn of(list: &[Tagged]) -> LiveSet {
         let mut live = LiveSet::default();
         for (i, t) in list.iter().enumerate() {
-            if !is_emptied(t) {
+            if !product_is_empty(&t.product) {
                 let sig = signature(|u| &t.product[u], t.product.len());
                 live.push(list, i as u32, sig);
             }
@@ -267,23 +264,20 @@ impl LiveSet {
                 }
             }
             None => found.extend(
-                ix.all
-                    .iter()
-                    .filter(|o| ix.alive[o.index as usize] && test(o, &list[o.index as usize]))
+                ix.live_ones()
+                    .filter(|o| test(o, &list[o.index as usize]))
                     .map(|o| o.index),
             ),
         }
         found.sort_unstable();
         for &i in &found {
-            ix.kill(&list[i as usize].product, i);
+            ix.kill(i);
             empty(i, &mut list[i as usize]);
         }
         if !found.is_empty() && ix.dead * 2 > ix.entries {
             let mut fresh = Index::default();
-            for o in &ix.all {
-                if ix.alive[o.index as usize] {
-                    fresh.insert(&list[o.index as usize].product, *o);
-                }
+            for o in ix.live_ones() {
+                fresh.insert(&list[o.index as usize].product, o);
             }
             *ix = fresh;
         }
@@ -298,38 +292,47 @@ impl Index {
         }
     }
 
-    /// How many entries `o`'s product has (`points` of it, or one in
-    /// `large`), besides the one in `all`.
+    /// The live products, in index order.
+    fn live_ones(&self) -> impl Iterator<Item = Live> + '_ {
+        (0..self.sigs.len() as u32)
+            .filter(|&i| self.alive[i as usize])
+            .map(|i| self.live(i))
+    }
+
+    /// Lists `o`'s product: under each of its states and its first (a
+    /// small one), or among the large ones.
     fn insert(&mut self, product: &[BitSet], o: Live) {
-        match points(|u| &product[u], product.len()) {
+        let entries = match points(|u| &product[u], product.len()) {
             Some(states) => {
-                self.entries += states.len() + 1;
                 self.first_at.push(states[0], o.index);
+                let n = states.len();
                 for h in states {
                     self.at.push(h, o.index);
                 }
+                n + 1
             }
             None => {
-                self.entries += 1;
                 self.large.push(o);
+                1
             }
-        }
-        self.entries += 1;
-        self.all.push(o);
+        };
+        self.entries += entries;
         let i = o.index as usize;
         if self.sigs.len() <= i {
             self.sigs.resize(i + 1, 0);
             self.alive.resize(i + 1, false);
+            self.entries_of.resize(i + 1, 0);
         }
         self.sigs[i] = o.sig;
         self.alive[i] = true;
+        self.entries_of[i] = entries as u32;
     }
 
-    /// Product `index` (still whole) is about to be emptied.
-    fn kill(&mut self, product: &[BitSet], index: u32) {
+    /// Product `index` is about to be emptied: its entries stay behind,
+    /// dead, until the index is built again.
+    fn kill(&mut self, index: u32) {
         self.alive[index as usize] = false;
-        let entries = points(|u| &product[u], product.len()).map_or(1, |s| s.len() + 1);
-        self.dead += entries + 1;
+        self.dead += self.entries_of[index as usize] as usize;
     }
 }
 
