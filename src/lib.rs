@@ -41,6 +41,7 @@ mod promela;
 mod property;
 mod report;
 mod sys;
+mod words;
 
 #[cfg(test)]
 mod tests;

@@ -39,7 +39,10 @@ fn below_the_error_depth_is_unknown_and_at_it_unsafe() {
         assert!(explored < all_states, "{l}");
         assert_eq!(
             l["reason"],
-            format!("no error within depth {depth} ({explored} states explored)")
+            format!(
+                "no error within depth {depth} ({explored} {} explored)",
+                if explored == 1 { "state" } else { "states" }
+            )
         );
         assert_eq!(line(&r, "model-errors")["verdict"], "unknown");
     }

@@ -212,9 +212,9 @@ impl<'p> Cartesian<'p> {
                     // A partial E decides nothing: it is dropped.
                     Some(why) => {
                         stopped = Some(format!(
-                            "{why} while instantiating the exception entries ({} products over {} global stores so far)",
-                            set.size(),
-                            set.by_global.len()
+                            "{why} while instantiating the exception entries ({} over {} so far)",
+                            crate::words::count(set.size(), "product"),
+                            crate::words::count(set.by_global.len(), "global store")
                         ));
                         ExceptionSet::default()
                     }

@@ -14,8 +14,9 @@ impl ReplayReport {
             None => String::new(),
         };
         let mut out = format!(
-            "weft: replay of a trace{of} ({} steps) on model {}\n",
-            self.steps, self.model
+            "weft: replay of a trace{of} ({}) on model {}\n",
+            crate::words::count(self.steps, "step"),
+            self.model
         );
         if let Some(t) = &self.replayed {
             out.push_str(&super::text::trace(t));
@@ -28,7 +29,10 @@ impl ReplayReport {
             ));
             return out;
         }
-        out.push_str(&format!("  all {} steps replayed\n", self.steps));
+        out.push_str(&format!(
+            "  all {} replayed\n",
+            crate::words::count(self.steps, "step")
+        ));
         let props: Vec<String> = self
             .error_properties
             .iter()

@@ -57,12 +57,31 @@ pub(super) fn stats(stats: &Stats) -> String {
             ("peak_memory_bytes", Some(b)) => {
                 format!("peak memory {:.1} MiB", b as f64 / 1048576.0)
             }
-            ("time_s", _) => format!("time {v} s"),
+            ("time_s", _) => format!("time {} s", seconds(v)),
+            (k, _) if k.ends_with("_s") && v.is_f64() => {
+                format!(
+                    "{} {} s",
+                    k.trim_end_matches("_s").replace('_', " "),
+                    seconds(v)
+                )
+            }
             // A string statistic (a count past 2^64, a note) unquoted.
             _ => format!("{} {}", k.replace('_', " "), plain(v)),
         })
         .collect();
     format!("  stats: {}\n", stats.join(", "))
+}
+
+/// Seconds in plain decimals to the microsecond (JSON's own rendering
+/// writes `9e-6`), without trailing zeros.
+fn seconds(v: &serde_json::Value) -> String {
+    match v.as_f64() {
+        Some(x) => {
+            let s = format!("{x:.6}");
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        }
+        None => plain(v),
+    }
 }
 
 fn witness(w: &Witness) -> String {
@@ -336,4 +355,24 @@ fn raw_store(layout: &Layout, store: &Store) -> Vec<Val> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stats;
+    use crate::engine::result::Stats;
+
+    #[test]
+    fn the_stats_line_writes_seconds_as_decimals() {
+        // JSON writes 9e-6 with an exponent; a reader of the text should
+        // not have to.
+        let mut s = Stats::default();
+        s.push("search_s", 9e-6);
+        s.push("time_s", 0.25);
+        s.push("states", 3u64);
+        assert_eq!(
+            stats(&s),
+            "  stats: search 0.000009 s, time 0.25 s, states 3\n"
+        );
+    }
 }

@@ -100,8 +100,8 @@ impl<'p> AbstractFixpoint<'p> for Cartesian<'p> {
             stats.push(
                 "note",
                 format!(
-                    "the exception set is not a maximized antichain at {} global stores (bound reached); exact cover checks used there, which can be slow",
-                    self.exceptions.unmaximized.len()
+                    "the exception set is not a maximized antichain at {} (bound reached); exact cover checks used there, which can be slow",
+                    crate::words::count(self.exceptions.unmaximized.len(), "global store")
                 ),
             );
         }

@@ -264,8 +264,9 @@ fn run_exceptions(
         .map(|((d, w), name)| {
             d.unwrap_or_else(|| {
                 let reason = format!(
-                    "{why} after {refinements} refinements ({} precise global stores); no real error found so far",
-                    precise.len()
+                    "{why} after {} ({}); no real error found so far",
+                    crate::words::count(refinements, "refinement"),
+                    crate::words::count(precise.len(), "precise global store")
                 );
                 Outcome::unknown(name, reason, next.clone()).with_witness(w)
             })
@@ -425,13 +426,15 @@ const DOUBLING: u64 = 4;
 fn proved(name: &str, refinements: u64, h: &Hybrid, precise: usize) -> Outcome {
     let reason = if name == MODEL_ERRORS {
         format!(
-            "proved after {refinements} refinements: no run-time error in the over-approximation"
+            "proved after {}: no run-time error in the over-approximation",
+            crate::words::count(refinements, "refinement")
         )
     } else {
         format!(
-            "proved after {refinements} refinements: no error state in the invariant (Cartesian at {} global stores, exact at {precise} with {} exception products)",
-            h.cart.len(),
-            h.precise_size()
+            "proved after {}: no error state in the invariant (Cartesian at {}, exact at {precise} with {})",
+            crate::words::count(refinements, "refinement"),
+            crate::words::count(h.cart.len(), "global store"),
+            crate::words::count(h.precise_size(), "exception product")
         )
     };
     Outcome::safe(name, reason)
@@ -441,11 +444,15 @@ fn proved(name: &str, refinements: u64, h: &Hybrid, precise: usize) -> Outcome {
 fn unsafe_outcome(name: &str, trace: Trace, refinements: u64) -> Outcome {
     let reason = match &trace.failure {
         Some(msg) => {
-            format!("a run-time error is reachable: {msg} (found after {refinements} refinements)")
+            format!(
+                "a run-time error is reachable: {msg} (found after {})",
+                crate::words::count(refinements, "refinement")
+            )
         }
         None => format!(
-            "an error state is reachable in {} steps (found after {refinements} refinements)",
-            trace.steps.len()
+            "an error state is reachable in {} (found after {})",
+            crate::words::count(trace.steps.len(), "step"),
+            crate::words::count(refinements, "refinement")
         ),
     };
     Outcome::violated(name, reason, trace)

@@ -83,6 +83,8 @@ pub(crate) fn run(
     crate::phase::enter(crate::Phase::Finishing);
     // With --max-depth, the states found beyond the bound are not explored.
     let explored = f.cut.unwrap_or_else(|| s.visited.len());
+    let states = crate::words::count(explored, "state");
+    let reachable = crate::words::count(explored, "reachable state");
     let depth = f.depth;
     // What to do when a budget stopped the search.
     let next = || next::standard_budget(prog, opts, budget.hit());
@@ -115,20 +117,20 @@ pub(crate) fn run(
                         "an error state"
                     };
                     let mut reason = format!(
-                        "{what} is reachable in {} steps{}",
-                        trace.steps.len(),
+                        "{what} is reachable in {}{}",
+                        crate::words::count(trace.steps.len(), "step"),
                         trace_note()
                     );
                     if opts.keep_going {
                         let among = match (&f.budget_hit, f.cut) {
                             (None, None) if opts.por => {
-                                format!("the {explored} states of the reduced state space")
+                                format!("the {states} of the reduced state space")
                             }
                             (None, None) if opts.blocks => {
-                                format!("the {explored} states outside every block")
+                                format!("the {states} outside every block")
                             }
-                            (None, None) => format!("all {explored} reachable states"),
-                            _ => format!("the {explored} states explored"),
+                            (None, None) => format!("all {reachable}"),
+                            _ => format!("the {states} explored"),
                         };
                         let n = f.errors[k];
                         let states = if n == 1 { "state" } else { "states" };
@@ -139,30 +141,30 @@ pub(crate) fn run(
                 (None, Some(why)) => Outcome::unknown(
                     property,
                     format!(
-                        "{why}; no error among the {explored} states explored (to depth {depth})"
+                        "{why}; no error among the {states} explored (to depth {depth})"
                     ),
                     next(),
                 ),
                 (None, None) if f.cut.is_some() => Outcome::unknown(
                     property,
-                    format!("no error within depth {depth} ({explored} states explored)"),
+                    format!("no error within depth {depth} ({states} explored)"),
                     deeper(),
                 ),
                 (None, None) if opts.por => Outcome::safe(
                     property,
                     format!(
-                        "no error state among the {explored} states of the reduced state space (--por keeps an error state and a deadlock reachable wherever one is)"
+                        "no error state among the {states} of the reduced state space (--por keeps an error state and a deadlock reachable wherever one is)"
                     ),
                 ),
                 (None, None) if opts.blocks => Outcome::safe(
                     property,
                     format!(
-                        "no error state among the {explored} reachable states where every thread is outside a block (--blocks keeps an error state reachable wherever one is)"
+                        "no error state among the {reachable} where every thread is outside a block (--blocks keeps an error state reachable wherever one is)"
                     ),
                 ),
                 (None, None) => Outcome::safe(
                     property,
-                    format!("no error state among all {explored} reachable states"),
+                    format!("no error state among all {reachable}"),
                 ),
             }
         })
@@ -187,14 +189,14 @@ pub(crate) fn run(
         None if f.budget_hit.is_some() => Outcome::unknown(
             MODEL_ERRORS,
             format!(
-                "{}; no run-time error among the {explored} states explored (to depth {depth})",
+                "{}; no run-time error among the {states} explored (to depth {depth})",
                 f.budget_hit.as_deref().unwrap_or_default()
             ),
             next(),
         ),
         None if f.cut.is_some() => Outcome::unknown(
             MODEL_ERRORS,
-            format!("no run-time error within depth {depth} ({explored} states explored)"),
+            format!("no run-time error within depth {depth} ({states} explored)"),
             deeper(),
         ),
         None if f.stopped_early => Outcome::unknown(

@@ -111,7 +111,9 @@ pub(crate) fn run(
                     decided[k] = Some(Outcome::safe(
                         &names[k],
                         format!(
-                            "proved after {refinements} refinements: {what} in the invariant (a thread-modular fixpoint where each thread sees the others' locations up to {classes} classes, {scheme})"
+                            "proved after {}: {what} in the invariant (a thread-modular fixpoint where each thread sees the others' locations up to {}, {scheme})",
+                            crate::words::count(refinements, "refinement"),
+                            crate::words::count(classes, "class")
                         ),
                     ));
                 }
@@ -173,8 +175,9 @@ pub(crate) fn run(
                 Outcome::unknown(
                     name,
                     format!(
-                        "{why} after {refinements} refinements ({} classes); no real error found so far",
-                        part.count()
+                        "{why} after {} ({}); no real error found so far",
+                        crate::words::count(refinements, "refinement"),
+                        crate::words::count(part.count(), "class")
                     ),
                     next.clone(),
                 )

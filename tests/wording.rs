@@ -1,0 +1,48 @@
+//! The prose of the text output: a count of one is singular ("in 1
+//! step", "all 1 step replayed"). (The stats line's seconds, plain
+//! decimals, are tested beside their rendering in src/report/text.rs.)
+
+mod cli;
+
+use cli::weft;
+use std::path::PathBuf;
+
+/// One thread whose single step reaches the error state.
+const ONE_STEP: &str = r#"{
+  "format": "weft/1",
+  "name": "one-step",
+  "globals": {"x": {"type": "int", "min": 0, "max": 1, "init": 0}},
+  "threads": [
+    {"name": "p", "start": "a", "transitions": [{"from": "a", "to": "b", "do": "x := 1"}]}
+  ],
+  "properties": [{"name": "x-set", "error": "x == 1"}]
+}"#;
+
+fn model() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("one-step.json");
+    std::fs::write(&path, ONE_STEP).unwrap();
+    (dir, path)
+}
+
+#[test]
+fn a_count_of_one_is_singular() {
+    let (dir, path) = model();
+    let m = path.to_str().unwrap();
+    for mode in ["standard", "refine"] {
+        let r = weft(&["check", m, "--mode", mode]);
+        assert_eq!(r.code, Some(1), "{mode}: {}{}", r.stdout, r.stderr);
+        assert!(
+            r.stdout.contains("reachable in 1 step"),
+            "{mode}: {}",
+            r.stdout
+        );
+        assert!(!r.stdout.contains("1 steps"), "{mode}: {}", r.stdout);
+    }
+    let r = weft(&["check", m, "--format", "json"]);
+    let trace = dir.path().join("trace.jsonl");
+    std::fs::write(&trace, &r.stdout).unwrap();
+    let r = weft(&["replay", m, trace.to_str().unwrap()]);
+    assert!(r.stdout.contains("(1 step)"), "{}", r.stdout);
+    assert!(r.stdout.contains("all 1 step replayed"), "{}", r.stdout);
+}
