@@ -364,3 +364,46 @@ fn a_timeout_per_run_gives_unknown_which_fails_a_safe_expectation() {
     );
     assert_eq!(text.lines().last(), Some("1 passed, 1 failed"), "{text}");
 }
+
+/// A model that loads with a warning (its start location is a typo)
+/// passes, and says so: once, before its first line, in the text, the JSON
+/// record and the JUnit report.
+#[test]
+fn a_load_warning_is_shown_once_and_does_not_fail_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("typo.json");
+    std::fs::write(
+        &model,
+        r#"{"format": "weft/1", "name": "typo",
+            "globals": {"x": {"type": "int", "min": 0, "max": 1, "init": 0}},
+            "threads": [{"name": "p", "start": "idel",
+                "transitions": [{"from": "idle", "to": "done", "do": "x := 1"}]}],
+            "properties": [{"name": "e", "error": "x == 1"}],
+            "expect": {"standard": "safe", "thread-modular": "safe"}}"#,
+    )
+    .unwrap();
+    let path = model.to_str().unwrap();
+    let (code, text, _) = weft_test(&[path]);
+    assert_eq!(code, Some(0), "{text}");
+    assert_eq!(text.matches("warning: ").count(), 1, "{text}");
+    assert!(
+        text.starts_with("warning: ") && text.contains("did you mean `idle`?"),
+        "{text}"
+    );
+    let junit = dir.path().join("j.xml");
+    let (code, json, _) =
+        weft_test(&[path, "--format", "json", "--junit", junit.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{json}");
+    let records: Vec<serde_json::Value> = json
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|r: &serde_json::Value| r.get("summary").is_none())
+        .collect();
+    let counts: Vec<usize> = records
+        .iter()
+        .map(|r| r["warnings"].as_array().unwrap().len())
+        .collect();
+    assert_eq!(counts, [1, 0], "{json}");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert_eq!(xml.matches("<system-err>").count(), 1, "{xml}");
+}

@@ -79,6 +79,9 @@ fn test_case(r: &Record) -> TestCase {
         (None, _) => "load",
     };
     let mut case = TestCase::new(name, status);
+    if !r.warnings.is_empty() {
+        case.set_system_err(r.warnings.join("\n"));
+    }
     case.set_classname(r.file.as_str());
     case.set_time(r.time);
     case

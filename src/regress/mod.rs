@@ -97,6 +97,10 @@ pub(crate) struct Record {
     /// Longer text for the JUnit report: the rendered diagnostic of a model
     /// that does not load.
     pub(crate) detail: Option<String>,
+    /// The model's load warnings (a start location no transition leaves, a
+    /// DVE initialiser too long), on the file's first record only: a typo
+    /// that still loads must not pass CI silently.
+    pub(crate) warnings: Vec<String>,
 }
 
 /// The counts of a run.
@@ -172,8 +176,11 @@ fn run_file(path: &Path, opts: &CheckOptions, emit: &mut impl FnMut(&Record)) ->
         }
     };
     let mut records = Vec::new();
-    for &(mode, want) in model.expectations() {
-        let record = check_one(&file, &model, mode, want, opts);
+    for (k, &(mode, want)) in model.expectations().iter().enumerate() {
+        let mut record = check_one(&file, &model, mode, want, opts);
+        if k == 0 {
+            record.warnings = model.warnings().to_vec();
+        }
         emit(&record);
         records.push(record);
     }
@@ -197,6 +204,7 @@ fn load(path: &Path, file: &str) -> Result<Model, Box<Record>> {
             reason,
             properties: Vec::new(),
             detail,
+            warnings: model.map_or_else(Vec::new, |m| m.warnings().to_vec()),
         })
     };
     if let Candidate::NotAModel(why) = collect::classify(path) {
@@ -250,6 +258,7 @@ fn check_one(file: &str, model: &Model, mode: Mode, want: Verdict, opts: &CheckO
         reason: String::new(),
         properties: Vec::new(),
         detail: None,
+        warnings: Vec::new(),
     };
     match result {
         Err(e) => record.reason = format!("the mode refused: {e}"),

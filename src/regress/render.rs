@@ -4,9 +4,19 @@
 use super::{Record, Run, Status};
 use serde_json::{Value, json};
 
-/// The text for one record: `ok`, `FAIL` or `skip`, the file and the mode;
-/// a wrong verdict is followed by every property's verdict, indented.
+/// The text for one record: the model's load warnings, if any, each on a
+/// `warning: ` line; then `ok`, `FAIL` or `skip`, the file and the mode; a
+/// wrong verdict is followed by every property's verdict, indented.
 pub(crate) fn text_line(r: &Record) -> String {
+    let warnings: String = r
+        .warnings
+        .iter()
+        .map(|w| format!("warning: {w}\n"))
+        .collect();
+    warnings + &verdict_line(r)
+}
+
+fn verdict_line(r: &Record) -> String {
     let file = &r.file;
     let secs = r.time.as_secs_f64();
     let (Some(mode), Some(want)) = (r.mode, r.expected) else {
@@ -74,6 +84,7 @@ pub(crate) fn json_line(r: &Record) -> String {
         "time_s": r.time.as_secs_f64(),
         "reason": r.reason,
         "properties": properties,
+        "warnings": r.warnings,
     })
     .to_string()
 }
