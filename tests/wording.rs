@@ -46,3 +46,16 @@ fn a_count_of_one_is_singular() {
     assert!(r.stdout.contains("(1 step)"), "{}", r.stdout);
     assert!(r.stdout.contains("all 1 step replayed"), "{}", r.stdout);
 }
+
+#[test]
+fn a_misspelt_property_lists_every_name_that_can_be_asked() {
+    let (_dir, path) = model();
+    let r = weft(&["check", path.to_str().unwrap(), "--property", "x-sett"]);
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("unknown property `x-sett`; this model has: x-set, model-errors"),
+        "{}",
+        r.stderr
+    );
+}

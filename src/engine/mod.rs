@@ -396,7 +396,7 @@ fn refuse_error_state(prog: &Program, mode: Mode, opts: &CheckOptions) -> Result
     match used.iter().find(|(on, _)| *on) {
         None => Ok(()),
         Some((_, what)) => Err(CheckError::Unsupported(format!(
-            "the model sends a transition that fails at run time to an error state (`error-state`, DiVinE's semantics, which --divine-errors asks of a DVE file); only mode standard without --por, --symmetry or --blocks explores it, not {what}: drop --divine-errors (a failing transition is then a model error, reported by `model-errors`)"
+            "the model sends a transition that fails at run time to an error state (`error-state`, DiVinE's semantics, which --divine-errors asks of a DVE file); only mode standard without --por, --symmetry or --blocks explores it, not {what}: run mode standard without them, or drop the error state (--divine-errors for a DVE file, `error-state` in a weft/1 model), which makes a failing transition a model error, reported by `model-errors`"
         ))),
     }
 }
@@ -556,7 +556,13 @@ pub(crate) fn refuse_too_many_initial_states(prog: &Program) -> Result<(), Check
 pub(crate) fn check_property_names(prog: &Program, names: &[String]) -> Result<(), CheckError> {
     for name in names {
         if name != MODEL_ERRORS && !prog.properties.iter().any(|p| p.name == *name) {
-            let known: Vec<&str> = prog.properties.iter().map(|p| p.name.as_str()).collect();
+            // `model-errors` is always there to ask for.
+            let known: Vec<&str> = prog
+                .properties
+                .iter()
+                .map(|p| p.name.as_str())
+                .chain([MODEL_ERRORS])
+                .collect();
             return Err(CheckError::UnknownProperty {
                 name: name.clone(),
                 known: known.join(", "),
