@@ -1,4 +1,4 @@
-//! The prose of the text output: a count of one is singular ("in 1
+//! The prose of the output and its messages: a count of one is singular ("in 1
 //! step", "all 1 step replayed"). (The stats line's seconds, plain
 //! decimals, are tested beside their rendering in src/report/text.rs.)
 
@@ -58,4 +58,29 @@ fn a_misspelt_property_lists_every_name_that_can_be_asked() {
         "{}",
         r.stderr
     );
+}
+
+#[test]
+fn an_exception_set_too_wide_to_instantiate_is_refused_in_its_file() {
+    // A cooperative model's hidden scheduler state makes its global stores
+    // too many to enumerate: the set given by --exceptions is what cannot
+    // be used, so the message names it (found by the input fuzzer, F5).
+    let dir = tempfile::tempdir().unwrap();
+    let set = dir.path().join("one-entry.json");
+    std::fs::write(
+        &set,
+        r#"[{"when": "token == 0", "threads": {"*": "true"}}]"#,
+    )
+    .unwrap();
+    let r = weft(&[
+        "check",
+        "models/token-ring-5.json",
+        "--mode",
+        "cartesian-exc",
+        "--exceptions",
+        set.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, Some(2), "{}{}", r.stdout, r.stderr);
+    let named = format!("error: {}: the exception entries range over", set.display());
+    assert!(r.stderr.starts_with(&named), "{}", r.stderr);
 }

@@ -198,9 +198,8 @@ impl<'p> Cartesian<'p> {
             Exceptions::Empty => ExceptionSet::default(),
             Exceptions::Model if prog.exceptions.is_empty() => ExceptionSet::default(),
             Exceptions::Model => {
-                let stores = enumerate(&ranges.globals, MAX_GLOBALS).ok_or_else(|| {
-                    CheckError::Unsupported(format!("the exception entries range over more than {MAX_GLOBALS} global stores (the values the globals can hold, as far as weft can bound them); restrict the model's globals"))
-                })?;
+                let stores = enumerate(&ranges.globals, MAX_GLOBALS)
+                    .ok_or(CheckError::ExceptionsTooWide { max: MAX_GLOBALS })?;
                 let gs: Vec<u32> = stores.iter().map(|s| exp.globals.intern(s)).collect();
                 let mut stop = |products| budget.exceeded_now(products, usize::MAX);
                 let (set, why) = ExceptionSet::from_entries(&exp, &gs, &universe, &mut stop)

@@ -26,6 +26,16 @@ pub enum CheckError {
         /// The evaluation error.
         message: String,
     },
+    /// The exception set's entries cannot be instantiated: the global
+    /// stores they range over (every store the globals can hold, whatever
+    /// the entries' `when`) are more than `max`.
+    #[error(
+        "the exception entries range over more than {max} global stores (the values the globals can hold, as far as weft can bound them, hidden scheduler state included); restrict the model's globals, or check it without an exception set"
+    )]
+    ExceptionsTooWide {
+        /// The most global stores instantiated.
+        max: usize,
+    },
     /// The machine refused a resource (e.g. worker threads).
     #[error("{0}")]
     Internal(String),
@@ -35,9 +45,14 @@ pub enum CheckError {
 pub(crate) const EXCEPTION_SET: &str = "the exception set";
 
 impl CheckError {
-    /// Did a predicate of the exception set fail to evaluate? Given with
-    /// `--exceptions`, its file is the one to name, not the model's.
+    /// Did a predicate of the exception set fail to evaluate, or the set
+    /// not instantiate? Given with `--exceptions`, its file is the one to
+    /// name, not the model's.
     pub fn in_exception_set(&self) -> bool {
-        matches!(self, CheckError::Evaluation { what, .. } if what == EXCEPTION_SET)
+        match self {
+            CheckError::Evaluation { what, .. } => what == EXCEPTION_SET,
+            CheckError::ExceptionsTooWide { .. } => true,
+            _ => false,
+        }
     }
 }

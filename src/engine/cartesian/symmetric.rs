@@ -101,35 +101,33 @@ impl<'p> Symmetric<'p> {
         let budget = Budget::new(opts);
         let mut stopped = None;
         crate::phase::enter(crate::Phase::Exceptions);
-        let exceptions = if prog.exceptions.is_empty() {
-            OrbitSet::default()
-        } else {
-            let stores = enumerate(&ranges.globals, MAX_GLOBALS).ok_or_else(|| {
-                CheckError::Unsupported(format!("the exception entries range over more than {MAX_GLOBALS} global stores (the values the globals can hold, as far as weft can bound them); restrict the model's globals"))
-            })?;
-            let gs: Vec<u32> = stores.iter().map(|s| exp.globals.intern(s)).collect();
-            let mut stop = |orbits| budget.exceeded_now(orbits, usize::MAX);
-            let built =
-                OrbitSet::from_entries(&exp, &gs, &classes, &universe, &mut stop).map_err(|e| {
-                    CheckError::Evaluation {
+        let exceptions =
+            if prog.exceptions.is_empty() {
+                OrbitSet::default()
+            } else {
+                let stores = enumerate(&ranges.globals, MAX_GLOBALS)
+                    .ok_or(CheckError::ExceptionsTooWide { max: MAX_GLOBALS })?;
+                let gs: Vec<u32> = stores.iter().map(|s| exp.globals.intern(s)).collect();
+                let mut stop = |orbits| budget.exceeded_now(orbits, usize::MAX);
+                let built = OrbitSet::from_entries(&exp, &gs, &classes, &universe, &mut stop)
+                    .map_err(|e| CheckError::Evaluation {
                         what: "the exception set".into(),
                         message: *e.0,
+                    })?;
+                match built {
+                    None => return Ok(None),
+                    // A partial E decides nothing: it is dropped.
+                    Some((set, Some(why))) => {
+                        stopped = Some(format!(
+                            "{why} while instantiating the exception entries ({} over {} so far)",
+                            crate::words::count(set.size(), "product"),
+                            crate::words::count(set.by_global.len(), "global store")
+                        ));
+                        OrbitSet::default()
                     }
-                })?;
-            match built {
-                None => return Ok(None),
-                // A partial E decides nothing: it is dropped.
-                Some((set, Some(why))) => {
-                    stopped = Some(format!(
-                        "{why} while instantiating the exception entries ({} over {} so far)",
-                        crate::words::count(set.size(), "product"),
-                        crate::words::count(set.by_global.len(), "global store")
-                    ));
-                    OrbitSet::default()
+                    Some((set, None)) => set,
                 }
-                Some((set, None)) => set,
-            }
-        };
+            };
         crate::phase::enter(crate::Phase::Searching);
         let mut s = Symmetric::new(exp, classes, universe, exceptions, stopped, &budget);
         s.compute_with(&budget);
