@@ -6,11 +6,13 @@
 #[non_exhaustive]
 pub enum CheckError {
     /// The options name a property the model does not have.
-    #[error("unknown property `{name}`; this model has: {known}")]
+    // `model-errors` is always there to ask for, and said so.
+    #[error("unknown property `{name}`; this model has: {known}, model-errors")]
     UnknownProperty {
         /// The name asked for.
         name: String,
-        /// The model's properties, comma-separated.
+        /// The model's properties, comma-separated (`model-errors`, which
+        /// every model has, not among them).
         known: String,
     },
     /// The mode cannot check this model or property as it is written (for

@@ -556,13 +556,7 @@ pub(crate) fn refuse_too_many_initial_states(prog: &Program) -> Result<(), Check
 pub(crate) fn check_property_names(prog: &Program, names: &[String]) -> Result<(), CheckError> {
     for name in names {
         if name != MODEL_ERRORS && !prog.properties.iter().any(|p| p.name == *name) {
-            // `model-errors` is always there to ask for.
-            let known: Vec<&str> = prog
-                .properties
-                .iter()
-                .map(|p| p.name.as_str())
-                .chain([MODEL_ERRORS])
-                .collect();
+            let known: Vec<&str> = prog.properties.iter().map(|p| p.name.as_str()).collect();
             return Err(CheckError::UnknownProperty {
                 name: name.clone(),
                 known: known.join(", "),
