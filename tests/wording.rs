@@ -84,3 +84,23 @@ fn an_exception_set_too_wide_to_instantiate_is_refused_in_its_file() {
     let named = format!("error: {}: the exception entries range over", set.display());
     assert!(r.stderr.starts_with(&named), "{}", r.stderr);
 }
+
+#[test]
+fn one_simulated_run_of_one_step_is_singular() {
+    let r = weft(&[
+        "simulate",
+        "models/peterson.json",
+        "--runs",
+        "1",
+        "--steps",
+        "1",
+        "--seed",
+        "1",
+    ]);
+    assert!(
+        r.stdout
+            .contains("no error in 1 random run of at most 1 step (1 step in all)"),
+        "{}",
+        r.stdout
+    );
+}

@@ -229,8 +229,10 @@ fn outcomes(
         format!("; stopped in run {runs} of {}: {why}", opts.runs)
     });
     let nothing = format!(
-        "no error in {runs} random runs of at most {} steps ({steps} steps in all{stopped}); a simulation proves nothing",
-        opts.steps
+        "no error in {} of at most {} ({} in all{stopped}); a simulation proves nothing",
+        crate::words::count(runs, "random run"),
+        crate::words::count(opts.steps, "step"),
+        crate::words::count(steps, "step")
     );
     let Some(Found {
         run,
@@ -250,7 +252,10 @@ fn outcomes(
         return out;
     };
     let trace = trace_of(exp, &initial, &path);
-    let at = format!("in run {run} after {} steps", path.len());
+    let at = format!(
+        "in run {run} after {}",
+        crate::words::count(path.len(), "step")
+    );
     let stopped = "not checked further: the simulation stopped at the first error".to_string();
     let mut out: Vec<Outcome> = props
         .iter()

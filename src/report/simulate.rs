@@ -24,7 +24,8 @@ impl SimulationReport {
         }
         if let Some(runs) = self.stats.count("stuck_runs").filter(|&n| n > 0) {
             out.push_str(&format!(
-                "  stuck: {runs} runs ended in a state where nothing can move{}:\n",
+                "  stuck: {} ended in a state where nothing can move{}:\n",
+                crate::words::count(runs, "run"),
                 if self.stuck.len() > 1 {
                     format!(" ({} distinct states shown)", self.stuck.len())
                 } else {
@@ -32,7 +33,11 @@ impl SimulationReport {
                 }
             ));
             for s in &self.stuck {
-                out.push_str(&format!("    {} ({} runs)\n", stuck_line(s), s.runs));
+                out.push_str(&format!(
+                    "    {} ({})\n",
+                    stuck_line(s),
+                    crate::words::count(s.runs, "run")
+                ));
             }
         }
         out.push_str(&text::stats(&self.stats));
