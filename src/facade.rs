@@ -42,6 +42,20 @@ pub struct LoadOptions {
     pub started: Option<Instant>,
 }
 
+impl LoadOptions {
+    /// The budgets in force while a file loads: a model, an exception set,
+    /// or a trace (`SavedTrace::load_with`).
+    pub(crate) fn limits(&self) -> crate::model::load::budget::LoadLimits {
+        let started = self.started.unwrap_or_else(Instant::now);
+        crate::model::load::budget::LoadLimits {
+            deadline: self
+                .timeout
+                .and_then(|t| Some((started.checked_add(t)?, t))),
+            max_memory_bytes: self.max_memory_bytes,
+        }
+    }
+}
+
 impl Model {
     /// Whether `load` reads `path` as DVE: its extension is `.dve`, in any
     /// case (`phils.1.DVE` too).
@@ -78,14 +92,7 @@ impl Model {
     /// ```
     pub fn load_with(path: impl AsRef<Path>, opts: &LoadOptions) -> Result<Model, Box<Diagnostic>> {
         let path = path.as_ref();
-        let started = opts.started.unwrap_or_else(Instant::now);
-        let limits = crate::model::load::budget::LoadLimits {
-            deadline: opts
-                .timeout
-                .and_then(|t| Some((started.checked_add(t)?, t))),
-            max_memory_bytes: opts.max_memory_bytes,
-        };
-        crate::model::load::budget::with_limits(limits, || match &opts.exceptions {
+        crate::model::load::budget::with_limits(opts.limits(), || match &opts.exceptions {
             Some(exc) => crate::model::load::load_with_exceptions(
                 path,
                 &opts.params,

@@ -367,6 +367,38 @@ impl Budgets {
             },
         }
     }
+
+    /// Reads `weft replay`'s trace file within the budgets (its JSON tree
+    /// can take many times the file). `Ok(Err(3))`: a budget ran out while
+    /// reading it, and the `unknown` was printed.
+    fn read_trace(
+        &self,
+        model: &Path,
+        trace: &Path,
+        property: Option<&str>,
+    ) -> Result<Result<weft::SavedTrace, u8>, Failure> {
+        let opts = LoadOptions {
+            timeout: self.timeout,
+            max_memory_bytes: self.memory_budget,
+            started: Some(self.started),
+            ..LoadOptions::default()
+        };
+        match weft::SavedTrace::load_with(trace, property, &opts) {
+            Ok(saved) => Ok(Ok(saved)),
+            Err(d) => match d.budget_exhausted() {
+                Some((limit, phase)) => {
+                    weft::phase::enter(weft::Phase::Reporting);
+                    let reason = format!("{}; nothing was replayed", d.message);
+                    let file = model.display().to_string();
+                    watchdog::print_stopped(
+                        &file, "replay", "replay", false, limit, phase, &reason,
+                    );
+                    Ok(Err(3))
+                }
+                None => Err(d.into()),
+            },
+        }
+    }
 }
 
 /// `weft replay`: exit 0 when the trace re-executes and ends in its error
@@ -388,7 +420,10 @@ fn replay(args: ReplayArgs, started: std::time::Instant) -> Result<u8, Failure> 
         Ok(model) => model,
         Err(code) => return Ok(code),
     };
-    let saved = weft::SavedTrace::load(&args.trace, args.property.as_deref())?;
+    let saved = match budgets.read_trace(&args.model, &args.trace, args.property.as_deref())? {
+        Ok(saved) => saved,
+        Err(code) => return Ok(code),
+    };
     let report = model
         .replay(&saved.trace, saved.property.as_deref())
         .map_err(|e| {

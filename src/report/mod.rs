@@ -2,7 +2,8 @@
 //! JSON Lines for scripts (one object per property, docs/output.md is the
 //! contract). Engines never format output; this module never computes a
 //! verdict. It also reads its own JSON back: `trace_file.rs` turns a saved
-//! trace into a `Trace` for `weft replay`.
+//! trace into a `Trace` for `weft replay`, its JSON read by
+//! `trace_values.rs` within the budgets.
 
 mod blocks;
 pub(crate) mod compact;
@@ -13,6 +14,7 @@ mod replay;
 mod simulate;
 mod text;
 mod trace_file;
+mod trace_values;
 
 pub use exceptions::exception_entries;
 pub use trace_file::SavedTrace;

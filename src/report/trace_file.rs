@@ -5,8 +5,10 @@
 //! compact or pretty-printed. The inverse of `json.rs`'s `trace_fields`;
 //! bad input is a `Diagnostic` naming the file, the line and the JSON path.
 
+use crate::LoadOptions;
 use crate::engine::result::{Partner, Store, Trace, TraceStep};
 use crate::model::Diagnostic;
+use crate::model::load::budget;
 use serde_json::Value;
 use std::path::Path;
 
@@ -34,11 +36,25 @@ impl SavedTrace {
         path: impl AsRef<Path>,
         property: Option<&str>,
     ) -> Result<SavedTrace, Box<Diagnostic>> {
+        SavedTrace::load_with(path, property, &LoadOptions::default())
+    }
+
+    /// As [`SavedTrace::load`], within the budgets of `opts` (`timeout`,
+    /// `max_memory_bytes`, `started`; its other fields are the model's):
+    /// once one runs out, the error's [`Diagnostic::budget_exhausted`]
+    /// says which, in [`crate::Phase::ReadingTrace`].
+    pub fn load_with(
+        path: impl AsRef<Path>,
+        property: Option<&str>,
+        opts: &LoadOptions,
+    ) -> Result<SavedTrace, Box<Diagnostic>> {
         let path = path.as_ref();
         let file = path.display().to_string();
         crate::phase::enter(crate::Phase::ReadingTrace);
-        let text = crate::model::read::read_text(path, "trace")?;
-        SavedTrace::parse(&text, &file, property)
+        budget::with_limits(opts.limits(), || {
+            let text = crate::model::read::read_text(path, "trace")?;
+            SavedTrace::parse(&text, &file, property)
+        })
     }
 
     /// As [`SavedTrace::load`], from the file's text; `file` names it in
@@ -50,25 +66,7 @@ impl SavedTrace {
     ) -> Result<SavedTrace, Box<Diagnostic>> {
         let err = |path: &str, msg: String| Box::new(Diagnostic::new(file, path, msg));
         // Every JSON value in the file, with the line it starts on.
-        let mut values: Vec<(usize, Value)> = Vec::new();
-        let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
-        loop {
-            let before = stream.byte_offset();
-            let start = text[before..]
-                .find(|c: char| !c.is_whitespace())
-                .map_or(before, |i| before + i);
-            let line = text[..start].matches('\n').count() + 1;
-            match stream.next() {
-                None => break,
-                Some(Ok(v)) => values.push((line, v)),
-                Some(Err(e)) => {
-                    return Err(err(
-                        &format!("line {}, column {}", e.line(), e.column()),
-                        format!("not valid JSON: {e}"),
-                    ));
-                }
-            }
-        }
+        let mut values = super::trace_values::values(text, file)?;
         // `weft check --format json` ends with a summary line: no trace.
         values.retain(|(_, v)| v.get("summary").is_none() || v.get("trace").is_some());
         let several = values.len() > 1;
