@@ -453,6 +453,19 @@ fn a_stream_given_as_the_trace_is_stopped_at_the_memory_budget() {
     stopped_by_the_reader(&run, 50, "reading the trace file", "nothing was replayed");
 }
 
+#[test]
+fn a_large_dve_model_is_stopped_at_the_memory_budget_while_translated() {
+    // plc.4's tokens and syntax tree take about 90 MiB (found by the input
+    // fuzzer, F6: 88-96 MiB resident under budgets of 20 to 80 MiB).
+    let run = weft(&[
+        "check",
+        "tests/data/beem/dve/plc.4.dve",
+        "--max-memory",
+        "20",
+    ]);
+    stopped_by_the_reader(&run, 20, "translating the DVE model", "nothing was checked");
+}
+
 /// `run` ended `unknown` on its memory budget of `mib` MiB, stopped by the
 /// loader's own check in `phase` (the resident memory it names is under
 /// half the watchdog's 64 MiB margin past the budget), with the next step.

@@ -11,6 +11,7 @@ use super::emit_expr::{Emit, Remote, Remotes, array_values, ident, remote_refs};
 use super::parse::Parser;
 use crate::model::diag::Diagnostic;
 use crate::model::expr::Span;
+use crate::model::load::budget;
 use serde_json::{Map, Value, json};
 
 /// Why a declaration cannot be translated (reported at the declaration).
@@ -333,6 +334,8 @@ pub(super) fn translate(
         }
         let mut transitions = Vec::new();
         for (ti, t) in pr.trans.iter().enumerate() {
+            // The budgets hold here too, checked per transition as in parsing.
+            budget::check(file)?;
             let at_t = format!("{at_proc}.transitions[{ti}]");
             map.add(at_t.clone(), t.head, "this transition");
             let mut guards: Vec<String> = t.guard.iter().map(|g| em.bool(g)).collect();

@@ -4,6 +4,7 @@
 
 use crate::model::diag::Diagnostic;
 use crate::model::expr::Span;
+use crate::model::load::budget;
 
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum Tok {
@@ -12,6 +13,10 @@ pub(super) enum Tok {
     Sym(&'static str),
     End,
 }
+
+/// Text lexed between two budget checks: the tokens of a large model take
+/// about 20 times its text (plc.4's 1.8 MB lex to about 34 MiB).
+const POLL_BYTES: usize = 64 * 1024;
 
 const SYMS: &[&str] = &[
     "->", "==", "!=", "<=", ">=", "&&", "||", "<<", ">>", "{", "}", "(", ")", "[", "]", ",", ";",
@@ -43,7 +48,12 @@ impl Lexer<'_> {
         let b = self.src.as_bytes();
         let mut out = Vec::new();
         let mut i = 0;
+        let mut next_poll = 0;
         while i < b.len() {
+            if i >= next_poll {
+                budget::check(self.file)?;
+                next_poll = i + POLL_BYTES;
+            }
             let c = b[i];
             if c.is_ascii_whitespace() {
                 i += 1;

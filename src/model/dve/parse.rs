@@ -7,6 +7,7 @@ use super::ast::{DChannel, DExpr, DProc, DTrans, DVar};
 use super::lex::{Lexer, Tok, line_col};
 use crate::model::diag::Diagnostic;
 use crate::model::expr::Span;
+use crate::model::load::budget;
 
 pub(super) struct Parser<'a> {
     lx: Lexer<'a>,
@@ -388,6 +389,9 @@ impl<'a> Parser<'a> {
     }
 
     fn transition(&mut self) -> R<DTrans> {
+        // A transition's syntax tree can be large (plc.4's average about
+        // 200 KB): the budgets are checked at each one.
+        budget::check(self.lx.file)?;
         let start = self.at();
         let from = self.ident("a source state")?;
         self.expect("->")?;
