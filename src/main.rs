@@ -482,7 +482,7 @@ fn simulate(args: SimulateArgs, started: std::time::Instant) -> Result<u8, Failu
         Format::Text => print!("{}", report.to_text()),
         Format::Json => print!("{}", report.to_json_lines()),
     }
-    Ok(if report.found_error() { 1 } else { 0 })
+    Ok(report.exit_code() as u8)
 }
 
 /// `weft convert --to json`: the model (DVE translated) as weft/1 JSON;

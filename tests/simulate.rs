@@ -1,7 +1,8 @@
 //! `weft simulate` through the real binary: it finds the ticket lock's race
 //! with a fixed seed, is deterministic for a seed, its traces replay with
-//! `weft replay`, it proves nothing on a safe model (exit 0, `unknown`), and
-//! it reports where runs get stuck.
+//! `weft replay`, it proves nothing on a safe model (exit 0, `unknown`), it
+//! reports where runs get stuck in a deadlock apart from where they end in
+//! a valid end state, and its JSON ends with `weft check`'s summary line.
 
 mod cli;
 
@@ -112,7 +113,11 @@ fn simulation_proves_nothing_on_a_safe_model() {
         "json",
     ]);
     assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
-    for l in lines(&r) {
+    // The property lines: the summary (last) has no `property`.
+    for l in lines(&r)
+        .into_iter()
+        .filter(|l| l.get("property").is_some())
+    {
         assert_eq!(l["verdict"], "unknown", "{l}");
         assert!(l["trace"].is_null());
         assert!(l["reason"].as_str().unwrap().contains("proves nothing"));
@@ -142,6 +147,8 @@ fn simulation_reports_where_runs_get_stuck() {
     assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
     let l = &lines(&r)[0];
     assert!(l["stats"]["stuck_runs"].as_u64().unwrap() > 0, "{l}");
+    assert_eq!(l["stats"]["ended_runs"], 0, "{l}");
+    assert_eq!(l["ended"], serde_json::json!([]), "{l}");
     let stuck = l["stuck"].as_array().unwrap();
     assert!(!stuck.is_empty());
     for s in stuck {
@@ -155,10 +162,11 @@ fn simulation_reports_where_runs_get_stuck() {
     ]);
     assert!(
         r.stdout
-            .contains("  stuck: 5 runs ended in a state where nothing can move"),
+            .contains("  stuck: 5 runs got stuck in a deadlock (nothing can move"),
         "{}",
         r.stdout
     );
+    assert!(!r.stdout.contains("  ended:"), "{}", r.stdout);
     // The default: the deadlock is an error, found with a trace ending in it.
     let r = weft(&["simulate", phils, "--seed", "2", "--format", "json"]);
     assert_eq!(r.code, Some(1), "{}{}", r.stdout, r.stderr);
@@ -228,4 +236,149 @@ fn simulation_refuses_an_unknown_property() {
     assert_eq!(r.code, Some(2));
     assert!(r.stdout.is_empty());
     assert!(r.stderr.contains("unknown property `mutx`"), "{}", r.stderr);
+}
+
+/// Writes `model` into `dir` as `name`; its path.
+fn write(dir: &Path, name: &str, model: &Value) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, model.to_string()).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// Two threads take a lock, release it and stop at `done`, a location no
+/// transition leaves, so final by default: every run ends with both done
+/// (the audit's speclock.json). With `"final": []` the same state is a
+/// deadlock (DiVinE's notion).
+fn lock(finals: Option<Value>) -> Value {
+    let mut thread = serde_json::json!({"name": "p", "count": 2, "start": "l1", "transitions": [
+        {"from": "l1", "to": "l2", "when": "lck == 0", "do": "lck := 1", "label": "acquire"},
+        {"from": "l2", "to": "done", "do": "lck := 0", "label": "release"}]});
+    if let Some(f) = finals {
+        thread["final"] = f;
+    }
+    serde_json::json!({"name": "lock",
+        "globals": {"lck": {"type": "int", "min": 0, "max": 1, "init": 0}},
+        "threads": [thread],
+        "properties": [{"name": "mutex", "error": "count(p: @l2) >= 2"}]})
+}
+
+/// A JSON simulation ends as `weft check`'s does: one summary line, last,
+/// with the verdict, the counts of verdicts, the statistics and the exit
+/// code the process returns (0 when nothing was found: a simulation's
+/// `unknown` is no failure).
+#[test]
+fn simulation_json_ends_with_a_summary_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = write(dir.path(), "lock.json", &lock(None));
+    let runs = [
+        (m.as_str(), Some(0), "unknown"),
+        (TICKET, Some(1), "unsafe"),
+    ];
+    for (model, code, verdict) in runs {
+        let r = weft(&[
+            "simulate", model, "--seed", "1", "--runs", "3", "--format", "json",
+        ]);
+        assert_eq!(r.code, code, "{}{}", r.stdout, r.stderr);
+        let mut l = lines(&r);
+        let last = l.pop().unwrap();
+        assert!(l.iter().all(|p| p.get("summary").is_none()), "{}", r.stdout);
+        assert!(last.get("property").is_none(), "{last}");
+        assert_eq!(last["verdict"], verdict, "{last}");
+        let s = &last["summary"];
+        assert_eq!(s["mode"], "simulate", "{last}");
+        assert_eq!(s["model"], l[0]["model"], "{last}");
+        assert_eq!(s["exit_code"], code.unwrap(), "{last}");
+        assert_eq!(s["properties"], l.len(), "{last}");
+        let count = |v: &str| l.iter().filter(|p| p["verdict"] == v).count();
+        for v in ["safe", "unsafe", "unknown"] {
+            assert_eq!(s[v], count(v), "{v}: {last}");
+        }
+        assert_eq!(s["stats"], l[0]["stats"], "{last}");
+    }
+}
+
+/// Runs where nothing can move are told apart as the predicate `deadlock`
+/// of `weft check` tells them: every thread at a final location is a valid
+/// end state (`ended`), else a deadlock (`stuck`).
+#[test]
+fn simulation_tells_valid_end_states_from_deadlocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let ends = write(dir.path(), "ends.json", &lock(None));
+    let r = weft(&["simulate", &ends, "--seed", "1", "--runs", "3"]);
+    assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains(
+            "  ended: 3 runs ended in a valid end state (nothing can move, every thread rests at a final location):\n    lck=0  | p[1]:done p[2]:done (3 runs)\n"
+        ),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("  stuck:"), "{}", r.stdout);
+    let r = weft(&[
+        "simulate", &ends, "--seed", "1", "--runs", "3", "--format", "json",
+    ]);
+    let l = &lines(&r)[0];
+    assert_eq!(l["stats"]["ended_runs"], 3, "{l}");
+    assert_eq!(l["stats"]["stuck_runs"], 0, "{l}");
+    assert_eq!(l["stuck"], serde_json::json!([]), "{l}");
+    let ended = l["ended"].as_array().unwrap();
+    assert_eq!(ended.len(), 1, "{l}");
+    assert_eq!(ended[0]["runs"], 3, "{l}");
+    assert_eq!(ended[0]["locals"]["p[2]"]["pc"], "done", "{l}");
+
+    // The same state with no final location: a deadlock.
+    let stuck = write(dir.path(), "stuck.json", &lock(Some(serde_json::json!([]))));
+    let r = weft(&["simulate", &stuck, "--seed", "1", "--runs", "3"]);
+    assert!(
+        r.stdout
+            .contains("  stuck: 3 runs got stuck in a deadlock (nothing can move, some thread rests at a location that is not final):\n"),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("  ended:"), "{}", r.stdout);
+    let r = weft(&[
+        "simulate", &stuck, "--seed", "1", "--runs", "3", "--format", "json",
+    ]);
+    let l = &lines(&r)[0];
+    assert_eq!(l["stats"]["stuck_runs"], 3, "{l}");
+    assert_eq!(l["stats"]["ended_runs"], 0, "{l}");
+    assert_eq!(l["ended"], serde_json::json!([]), "{l}");
+    assert_eq!(l["stuck"][0]["locals"]["p[1]"]["pc"], "done", "{l}");
+}
+
+/// In a cooperative model the deadlock also reads the scheduler (a thread
+/// waiting for an event cannot move), so it is decided by the predicate
+/// itself: two threads that both end up waiting at final locations end
+/// validly; with one of them not final, the same state is a deadlock.
+#[test]
+fn a_cooperative_simulation_tells_valid_end_states_from_deadlocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let coop = |b_final: Value| {
+        serde_json::json!({"name": "coop", "scheduling": "cooperative",
+            "events": ["ping", "pong"],
+            "threads": [
+                {"name": "a", "start": "go", "final": ["go"], "transitions": [
+                    {"from": "go", "to": "go", "notify": "ping", "wait": "pong"}]},
+                {"name": "b", "start": "start", "final": b_final, "transitions": [
+                    {"from": "start", "to": "idle", "wait": "ping"},
+                    {"from": "idle", "to": "idle", "notify": "pong", "wait": "ping"}]}],
+            "properties": [{"name": "never", "error": "false"}]})
+    };
+    let args = [
+        "--seed", "1", "--runs", "20", "--steps", "50", "--format", "json",
+    ];
+    let run = |name: &str, b_final: Value| {
+        let m = write(dir.path(), name, &coop(b_final));
+        let mut a = vec!["simulate", m.as_str()];
+        a.extend(args);
+        let r = weft(&a);
+        assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
+        lines(&r)[0]["stats"].clone()
+    };
+    let ends = run("ends.json", serde_json::json!(["idle"]));
+    assert!(ends["ended_runs"].as_u64().unwrap() > 0, "{ends}");
+    assert_eq!(ends["stuck_runs"], 0, "{ends}");
+    let stuck = run("stuck.json", serde_json::json!([]));
+    assert_eq!(stuck["stuck_runs"], ends["ended_runs"], "{stuck}");
+    assert_eq!(stuck["ended_runs"], 0, "{stuck}");
 }

@@ -2,7 +2,8 @@
 //! rather than search (`replay`, `simulate`): every move out of a state
 //! (each thread's steps and each rendezvous), and the run-time model error
 //! in a state, described as `standard` describes it so that a trace from
-//! either engine reads the same.
+//! either engine reads the same; and whether a state where nothing moves
+//! is a deadlock.
 
 use crate::program::Explorer;
 use crate::property;
@@ -91,4 +92,15 @@ pub(crate) fn violated(
         }
     }
     (holds, error)
+}
+
+/// Is `(g, ls)` a deadlock, as the built-in predicate `deadlock` decides
+/// (model/load/deadlock.rs): directly where `Explorer::deadlocked` can,
+/// else by evaluating the predicate. A state where nothing moves and that
+/// is no deadlock is a valid end state (every thread rests at a final
+/// location). A predicate that fails to evaluate counts as a deadlock, so
+/// that a state is never called a valid end without the predicate saying so.
+pub(crate) fn deadlocked(exp: &Explorer, g: u32, ls: &[u32]) -> bool {
+    exp.deadlocked(g, ls)
+        .unwrap_or_else(|| property::holds(&exp.prog.deadlock, exp, g, ls).unwrap_or(true))
 }

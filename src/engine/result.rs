@@ -92,11 +92,7 @@ pub struct BlockTransition {
 impl RunReport {
     /// The run's verdict: the worst over its properties.
     pub fn verdict(&self) -> Verdict {
-        self.outcomes
-            .iter()
-            .map(|o| o.verdict)
-            .max()
-            .unwrap_or(Verdict::Safe)
+        worst(&self.outcomes)
     }
 
     /// The outcome of the property named `name`.
@@ -489,7 +485,7 @@ impl ReplayReport {
 
 /// What `weft simulate` found: per property, `unsafe` with the trace of
 /// the first random run that reached an error, else `unknown` (a
-/// simulation proves nothing); and where runs got stuck.
+/// simulation proves nothing); and where runs could not move.
 #[derive(Clone, Debug)]
 pub struct SimulationReport {
     /// The model's name.
@@ -500,11 +496,15 @@ pub struct SimulationReport {
     /// One outcome per checked property, then `model-errors`. Traces have
     /// the same shape as `standard`'s (not shortest).
     pub outcomes: Vec<Outcome>,
-    /// States where a run ended because nothing could move, distinct, in the
-    /// order first met (at most ten of them).
+    /// Deadlocks where runs got stuck (nothing could move and some thread
+    /// rested at a location that is not final, as the predicate `deadlock`
+    /// decides), distinct, in the order first met (at most ten of them).
     pub stuck: Vec<StuckState>,
-    /// `runs`, `steps`, `stuck_runs`, `seed`, `time_s`, `peak_memory_bytes`
-    /// (docs/output.md).
+    /// Valid end states where runs ended (nothing could move, but it is no
+    /// deadlock: every thread rested at a final location), likewise.
+    pub ended: Vec<StuckState>,
+    /// `runs`, `steps`, `stuck_runs`, `ended_runs`, `max_steps`, `seed`,
+    /// `time_s`, `peak_memory_bytes` (docs/output.md).
     pub stats: Stats,
 }
 
@@ -512,6 +512,18 @@ impl SimulationReport {
     /// Did some run reach an error state or a run-time error?
     pub fn found_error(&self) -> bool {
         self.outcomes.iter().any(|o| o.verdict == Verdict::Unsafe)
+    }
+
+    /// The simulation's verdict: the worst over its properties, as for
+    /// `weft check` (`unsafe` or `unknown`: a simulation proves nothing).
+    pub fn verdict(&self) -> Verdict {
+        worst(&self.outcomes)
+    }
+
+    /// `weft simulate`'s exit code: 1 when a run found an error, else 0
+    /// (not `unknown`'s 3: no error found is the answer a simulation gives).
+    pub fn exit_code(&self) -> i32 {
+        if self.found_error() { 1 } else { 0 }
     }
 }
 
@@ -524,4 +536,13 @@ pub struct StuckState {
     pub locals: Vec<(String, Store)>,
     /// How many runs ended there.
     pub runs: u64,
+}
+
+/// The worst verdict of `outcomes` (`safe` if none).
+fn worst(outcomes: &[Outcome]) -> Verdict {
+    outcomes
+        .iter()
+        .map(|o| o.verdict)
+        .max()
+        .unwrap_or(Verdict::Safe)
 }

@@ -5,6 +5,8 @@
 //! against the selected properties and for run-time model errors, as
 //! `standard` checks them; the first error ends the simulation, with the
 //! run's trace (the shape `standard` reports, so `weft replay` reads it).
+//! A run where nothing can move ends there: stuck in a deadlock, or in a
+//! valid end state, as the predicate `deadlock` tells them apart.
 //!
 //! The choices come from xoshiro256++ seeded by SplitMix64 (`rand`'s
 //! `Xoshiro256PlusPlus`, an algorithm fixed by its name), and a choice
@@ -25,8 +27,9 @@ use rand::{Rng, SeedableRng};
 use rustc_hash::FxHashMap;
 use std::time::{Duration, Instant};
 
-/// Distinct stuck states kept for the report.
-const STUCK_SHOWN: usize = 10;
+/// Distinct states of each kind (deadlocks, valid ends) kept for the
+/// report.
+const SHOWN: usize = 10;
 
 /// How to simulate: which properties, how many runs of how many steps, the
 /// seed, and the budgets.
@@ -90,8 +93,8 @@ enum End {
         violated: Vec<usize>,
         failure: Option<String>,
     },
-    /// No move.
-    Stuck,
+    /// No move: a deadlock or a valid end state.
+    NoMove,
     /// The step bound.
     Bound,
 }
@@ -115,10 +118,10 @@ pub(crate) fn run(prog: &Program, opts: &SimulateOptions) -> Result<SimulationRe
     let mut path: Vec<Move> = Vec::new();
     let mut total_steps: u64 = 0;
     let mut runs: u64 = 0;
-    let mut stuck_runs: u64 = 0;
-    // Stuck states, distinct, with the runs that ended there.
-    let mut stuck: Vec<(StateIds, u64)> = Vec::new();
-    let mut stuck_index: FxHashMap<StateIds, usize> = FxHashMap::default();
+    // Where runs could not move: kept apart, as a deadlock is a finding
+    // and a valid end state is a run that finished.
+    let mut stuck = Ends::default();
+    let mut ended = Ends::default();
     let mut found: Option<Found> = None;
     // Why a budget stopped the simulation, if one did.
     let mut stopped: Option<String> = None;
@@ -148,7 +151,7 @@ pub(crate) fn run(prog: &Program, opts: &SimulateOptions) -> Result<SimulationRe
                 break End::Bound;
             }
             if moves.is_empty() {
-                break End::Stuck;
+                break End::NoMove;
             }
             let m = moves[pick(&mut rng, moves.len())];
             g = m.apply(&mut ls);
@@ -166,41 +169,17 @@ pub(crate) fn run(prog: &Program, opts: &SimulateOptions) -> Result<SimulationRe
                 });
                 break;
             }
-            End::Stuck => {
-                stuck_runs += 1;
-                let state = (g, ls);
-                match stuck_index.get(&state) {
-                    Some(&i) => stuck[i].1 += 1,
-                    None if stuck.len() < STUCK_SHOWN => {
-                        stuck_index.insert(state.clone(), stuck.len());
-                        stuck.push((state, 1));
-                    }
-                    None => {}
-                }
-            }
+            End::NoMove if concrete::deadlocked(&exp, g, &ls) => stuck.add((g, ls)),
+            End::NoMove => ended.add((g, ls)),
             End::Bound => {}
         }
     }
     let outcomes = outcomes(&exp, opts, &props, runs, total_steps, stopped, found);
-    let stuck = stuck
-        .into_iter()
-        .map(|((g, ls), runs)| StuckState {
-            globals: prog.globals.render(exp.globals.get(g)),
-            locals: (0..prog.threads.len())
-                .map(|t| {
-                    (
-                        prog.threads[t].name.clone(),
-                        prog.template_of(t).render_local(exp.local(t, ls[t])),
-                    )
-                })
-                .collect(),
-            runs,
-        })
-        .collect();
     let mut stats = Stats::default();
     stats.push("runs", runs);
     stats.push("steps", total_steps);
-    stats.push("stuck_runs", stuck_runs);
+    stats.push("stuck_runs", stuck.runs);
+    stats.push("ended_runs", ended.runs);
     stats.push("max_steps", opts.steps);
     stats.push("seed", opts.seed);
     stats.finish(start.elapsed());
@@ -208,9 +187,53 @@ pub(crate) fn run(prog: &Program, opts: &SimulateOptions) -> Result<SimulationRe
         model: prog.name.clone(),
         seed: opts.seed,
         outcomes,
-        stuck,
+        stuck: stuck.render(&exp),
+        ended: ended.render(&exp),
         stats,
     })
+}
+
+/// The states of one kind where runs could not move: how many runs ended
+/// in one, and the first `SHOWN` distinct ones with the runs that ended
+/// there, in the order first met.
+#[derive(Default)]
+struct Ends {
+    runs: u64,
+    states: Vec<(StateIds, u64)>,
+    index: FxHashMap<StateIds, usize>,
+}
+
+impl Ends {
+    fn add(&mut self, state: StateIds) {
+        self.runs += 1;
+        match self.index.get(&state) {
+            Some(&i) => self.states[i].1 += 1,
+            None if self.states.len() < SHOWN => {
+                self.index.insert(state.clone(), self.states.len());
+                self.states.push((state, 1));
+            }
+            None => {}
+        }
+    }
+
+    fn render(self, exp: &Explorer) -> Vec<StuckState> {
+        let prog = exp.prog;
+        self.states
+            .into_iter()
+            .map(|((g, ls), runs)| StuckState {
+                globals: prog.globals.render(exp.globals.get(g)),
+                locals: (0..prog.threads.len())
+                    .map(|t| {
+                        (
+                            prog.threads[t].name.clone(),
+                            prog.template_of(t).render_local(exp.local(t, ls[t])),
+                        )
+                    })
+                    .collect(),
+                runs,
+            })
+            .collect()
+    }
 }
 
 /// One outcome per selected property, then `model-errors`: `unsafe` with

@@ -22,7 +22,8 @@ pub(super) fn run(r: &RunReport) -> String {
         out.push_str(&Value::Object(m).to_string());
         out.push('\n');
     }
-    let mut last = summary(r, stats);
+    let verdict = (r.verdict(), r.verdict().exit_code());
+    let mut last = summary(&r.model, r.mode.name(), &r.outcomes, verdict, stats);
     if let Some(b) = &r.blocks {
         last["summary"]["blocks"] = serde_json::to_value(b).unwrap_or(Value::Null);
     }
@@ -73,23 +74,30 @@ pub(super) fn stats_object(stats: &Stats) -> Value {
     )
 }
 
-/// The last line: the run's verdict (the worst, as the exit code says),
+/// The last line: the run's verdict and the exit code that reports it,
 /// how many properties got each verdict, and the statistics, so that a
-/// script needs not combine the lines.
-fn summary(r: &RunReport, stats: Value) -> Value {
-    let count = |v: Verdict| r.outcomes.iter().filter(|o| o.verdict == v).count();
+/// script needs not combine the lines. Shared by `weft check` and `weft
+/// simulate`, whose exit codes for one verdict differ.
+pub(super) fn summary(
+    model: &str,
+    mode: &str,
+    outcomes: &[Outcome],
+    (verdict, exit_code): (Verdict, i32),
+    stats: Value,
+) -> Value {
+    let count = |v: Verdict| outcomes.iter().filter(|o| o.verdict == v).count();
     json!({
         "summary": {
-            "model": r.model,
-            "mode": r.mode.name(),
-            "properties": r.outcomes.len(),
+            "model": model,
+            "mode": mode,
+            "properties": outcomes.len(),
             "safe": count(Verdict::Safe),
             "unsafe": count(Verdict::Unsafe),
             "unknown": count(Verdict::Unknown),
-            "exit_code": r.verdict().exit_code(),
+            "exit_code": exit_code,
             "stats": stats,
         },
-        "verdict": r.verdict().name(),
+        "verdict": verdict.name(),
     })
 }
 
