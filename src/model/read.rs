@@ -60,7 +60,7 @@ fn read_text_up_to(path: &Path, what: &str, max: usize) -> Result<String, Box<Di
                 max >> 20
             )));
         }
-        budget::check(&file)?;
+        budget::check_now(&file)?;
     }
     // Validated chunk by chunk above.
     String::from_utf8(bytes).map_err(|e| fail(format!("the {what} file is not UTF-8 text: {e}")))

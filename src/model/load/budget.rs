@@ -43,8 +43,20 @@ pub(crate) fn enter(file: &str, p: Phase) -> Result<(), Box<Diagnostic>> {
 }
 
 /// `Err` with a diagnostic naming the budget and the phase once a budget
-/// in force has run out.
+/// in force has run out. The resident memory is read at most every
+/// `MEMORY_READ_INTERVAL`.
 pub(crate) fn check(file: &str) -> Result<(), Box<Diagnostic>> {
+    checked(file, false)
+}
+
+/// As `check`, reading the resident memory now: for a caller that has
+/// just grown it by a known large amount (a MiB of a file read), which at
+/// a disk's or a pipe's speed can be many MiB within one interval.
+pub(crate) fn check_now(file: &str) -> Result<(), Box<Diagnostic>> {
+    checked(file, true)
+}
+
+fn checked(file: &str, read_memory_now: bool) -> Result<(), Box<Diagnostic>> {
     let Some(limits) = LIMITS.with(Cell::get) else {
         return Ok(());
     };
@@ -66,9 +78,9 @@ pub(crate) fn check(file: &str) -> Result<(), Box<Diagnostic>> {
     }
     if let Some(max) = limits.max_memory_bytes {
         let due = LAST_MEMORY_READ.with(|t| {
-            let due = t
-                .get()
-                .is_none_or(|last| now.duration_since(last) >= MEMORY_READ_INTERVAL);
+            let due = read_memory_now
+                || t.get()
+                    .is_none_or(|last| now.duration_since(last) >= MEMORY_READ_INTERVAL);
             if due {
                 t.set(Some(now));
             }
