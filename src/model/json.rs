@@ -33,8 +33,14 @@ impl<'a> Node<'a> {
         }
     }
 
+    /// An error at this node; the document's root is named `(top level)`.
     pub(crate) fn err(&self, message: impl Into<String>) -> Box<Diagnostic> {
-        Box::new(Diagnostic::new(self.file, &self.path, message))
+        let path = if self.path.is_empty() {
+            "(top level)"
+        } else {
+            &self.path
+        };
+        Box::new(Diagnostic::new(self.file, path, message))
     }
 
     fn key_path(&self, key: &str) -> String {
@@ -92,13 +98,8 @@ impl<'a> Node<'a> {
 
     /// Required child; a missing key is an error naming the key.
     pub(crate) fn req(&self, key: &str, what: &str) -> LResult<Node<'a>> {
-        self.get(key).ok_or_else(|| {
-            let mut d = self.err(format!("missing required key `{key}` ({what})"));
-            if self.path.is_empty() {
-                d.path = "(top level)".into();
-            }
-            d
-        })
+        self.get(key)
+            .ok_or_else(|| self.err(format!("missing required key `{key}` ({what})")))
     }
 
     /// Object entries as child nodes, in document order.

@@ -86,7 +86,39 @@ fn missing_threads() {
 #[test]
 fn empty_properties() {
     let r = run_model("noprops", |m| set(m, "/properties", json!([])), &[]);
-    assert_error(&r, "properties", &["at least one property"]);
+    assert_error(&r, "properties", &["at least one property", "`assert`"]);
+}
+
+#[test]
+fn no_properties_key_and_no_assert() {
+    let r = run_model(
+        "nopropskey",
+        |m| {
+            m.as_object_mut().unwrap().remove("properties");
+        },
+        &[],
+    );
+    assert_error(&r, "(top level)", &["at least one property", "`assert`"]);
+}
+
+#[test]
+fn an_assert_is_property_enough() {
+    // As in SPIN: the transitions' `assert`s are a property by themselves.
+    for (props, tag) in [(None, "assertonly"), (Some(json!([])), "assertempty")] {
+        let r = run_model(
+            tag,
+            |m| {
+                match &props {
+                    None => drop(m.as_object_mut().unwrap().remove("properties")),
+                    Some(p) => set(m, "/properties", p.clone()),
+                }
+                set(m, "/threads/0/transitions/0/assert", json!("false"));
+            },
+            &[],
+        );
+        assert_eq!(r.code, Some(1), "{}{}", r.stdout, r.stderr);
+        assert!(r.stdout.contains("  assertions: UNSAFE"), "{}", r.stdout);
+    }
 }
 
 #[test]

@@ -209,16 +209,24 @@ impl<'a> Loader<'a> {
                 .ok_or_else(|| n.err("`check-deadlock` must be true or false"))?,
             None => false,
         };
-        let mut properties = self.properties(
-            &root.req("properties", "an array of properties (at least one)")?,
-            check_deadlock,
-        )?;
+        let mut properties = match root.get("properties") {
+            Some(n) => self.properties(&n, check_deadlock)?,
+            None => Vec::new(),
+        };
         for p in &mut properties {
             p.only_in_deadlocks = deadlock::only_in_deadlocks(&p.error, &deadlock);
             p.is_deadlock = p.error == deadlock;
         }
         if let Some(p) = self.assertions(&templates) {
             properties.push(p);
+        }
+        // As SPIN: a model whose only property is its `assert`s needs no
+        // `properties`; one with nothing to check at all is a mistake.
+        if properties.is_empty() {
+            let at = root.get("properties").unwrap_or_else(|| root.clone());
+            return Err(at.err(
+                "a model needs at least one property: give `properties`, an `assert` in a transition, or `\"check-deadlock\": true`",
+            ));
         }
         let exceptions = match root.get("exceptions") {
             Some(e) => self.exceptions(&e)?,

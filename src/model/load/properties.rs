@@ -4,16 +4,14 @@ use super::*;
 
 impl<'a> Loader<'a> {
     /// The model's `properties`, then, with `check-deadlock`, the
-    /// property `deadlock`.
+    /// property `deadlock` (the caller refuses a model left with none, its
+    /// `assert`s counted).
     pub(super) fn properties(
         &self,
         node: &Node<'a>,
         check_deadlock: bool,
     ) -> LResult<Vec<Property>> {
         let items = node.array("properties")?;
-        if items.is_empty() && !check_deadlock {
-            return Err(node.err("a model needs at least one property"));
-        }
         let mut out: Vec<Property> = Vec::new();
         let mut seen = std::collections::HashSet::new();
         for p in items {
