@@ -56,7 +56,8 @@ pub enum Command {
         properties: Vec<String>,
     },
     /// Check a model file, or every model in a folder, against its `expect`
-    /// (for CI): one line per (model, mode), then `N passed, N failed`.
+    /// (for CI): one line per run (a mode, with the options its `expect`
+    /// entry gives), then `N passed, N failed`.
     ///
     /// Exit 0 when all passed, 1 on any wrong verdict or model that does
     /// not load, 2 when nothing could be checked (every file skipped) or
@@ -73,15 +74,23 @@ pub enum Command {
         /// of models (its *.json files).
         #[arg(value_name = "PATH")]
         path: PathBuf,
-        /// Per (model, mode): stop with `unknown` after this many states.
+        /// Per run: stop with `unknown` after this many states.
         #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
         max_states: Option<usize>,
-        /// Per (model, mode): stop with `unknown` after this many seconds
+        /// Per run: stop with `unknown` after this many seconds
         /// (an `unknown` where `expect` says safe or unsafe fails).
         #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
         timeout: Option<f64>,
+        /// Per run: stop with `unknown` when resident memory reaches this
+        /// many MiB (default: 80% of physical memory).
+        #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..))]
+        max_memory: Option<u64>,
+        /// Worker threads for standard's search (default: one per core).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+        jobs: Option<u16>,
         /// Also write the results as JUnit XML to FILE (one testsuite, one
-        /// testcase per (model, mode): classname the file, name the mode).
+        /// testcase per run: classname the file, name the mode and the
+        /// run's options from `expect`).
         #[arg(long, value_name = "FILE")]
         junit: Option<PathBuf>,
         /// Output format: text lines, or JSON Lines (one object per (model,

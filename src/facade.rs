@@ -3,7 +3,8 @@
 //! line is a thin layer over these calls.
 
 use crate::engine::result::{ReplayReport, RunReport, SimulationReport, Trace};
-use crate::engine::{self, CheckError, CheckOptions, Mode, SimulateOptions, Verdict};
+use crate::engine::{self, CheckError, CheckOptions, Mode, SimulateOptions};
+use crate::model::Expectation;
 use crate::model::{Diagnostic, Model};
 pub use crate::promela::Error as PromelaError;
 use std::path::{Path, PathBuf};
@@ -247,8 +248,9 @@ impl Model {
         &self.program.params
     }
 
-    /// The verdict each mode should give, from the model's `expect`.
-    pub fn expectations(&self) -> &[(Mode, Verdict)] {
+    /// The runs the model's `expect` asks for (a mode, its options) and the
+    /// verdict each should give, in the order written.
+    pub fn expectations(&self) -> &[Expectation] {
         &self.expect
     }
 

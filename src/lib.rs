@@ -58,7 +58,7 @@ pub use engine::result::{Limit, NextStep, Suggestion};
 pub use engine::result::{ReplayFailure, ReplayReport, SimulationReport, StuckState};
 pub use engine::{CheckError, CheckOptions, MODEL_ERRORS, Mode, Refinement, Verdict};
 pub use facade::{LoadOptions, Promela, PromelaError};
-pub use model::{Diagnostic, Model};
+pub use model::{Diagnostic, Expectation, Model};
 pub use phase::Phase;
 pub use report::SavedTrace;
 pub use report::exception_entries;

@@ -212,9 +212,23 @@ fn run(cli: Cli, started: std::time::Instant) -> Result<u8, Failure> {
             path,
             max_states,
             timeout,
+            max_memory,
+            jobs,
             junit,
             format,
-        } => test(&path, max_states, timeout, junit.as_deref(), format),
+        } => {
+            let opts = CheckOptions {
+                max_states,
+                progress: true,
+                timeout: timeout.map(|s| {
+                    std::time::Duration::try_from_secs_f64(s).unwrap_or(std::time::Duration::MAX)
+                }),
+                max_memory_bytes: max_memory.map(|m| m.saturating_mul(1024 * 1024)),
+                jobs: jobs.map(usize::from),
+                ..Default::default()
+            };
+            test(&path, &opts, junit.as_deref(), format)
+        }
         Command::Gen { family } => {
             let model = match family {
                 // clap refuses 0 threads or sections, or more than GEN_MAX
@@ -255,19 +269,11 @@ fn run(cli: Cli, started: std::time::Instant) -> Result<u8, Failure> {
 /// passed, 1 when one did not, 2 when none could run.
 fn test(
     path: &Path,
-    max_states: Option<usize>,
-    timeout: Option<f64>,
+    opts: &CheckOptions,
     junit: Option<&Path>,
     format: Format,
 ) -> Result<u8, Failure> {
-    let opts = CheckOptions {
-        max_states,
-        progress: true,
-        timeout: timeout
-            .map(|s| std::time::Duration::try_from_secs_f64(s).unwrap_or(std::time::Duration::MAX)),
-        ..Default::default()
-    };
-    let run = regress::run(path, &opts, |r| match format {
+    let run = regress::run(path, opts, |r| match format {
         Format::Text => println!("{}", regress::text_line(r)),
         Format::Json => println!("{}", regress::json_line(r)),
     })

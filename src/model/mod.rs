@@ -3,6 +3,7 @@
 
 pub(crate) mod diag;
 pub(crate) mod dve;
+pub(crate) mod expect;
 pub(crate) mod expr;
 pub(crate) mod json;
 pub(crate) mod load;
@@ -10,13 +11,13 @@ pub(crate) mod read;
 pub(crate) mod resolve;
 
 pub use diag::Diagnostic;
+pub use expect::Expectation;
 #[cfg(test)]
 pub(crate) use load::load_any;
 #[cfg(test)]
 pub(crate) use load::load_file;
 pub(crate) use load::{load_any_with, load_str};
 
-use crate::engine::{Mode, Verdict};
 use crate::program::Program;
 
 /// A loaded model: the compiled program, and what the model file says
@@ -24,8 +25,8 @@ use crate::program::Program;
 #[derive(Clone, Debug)]
 pub struct Model {
     pub(crate) program: Program,
-    /// `expect`: the verdict each mode should give (for `weft test`).
-    pub(crate) expect: Vec<(Mode, Verdict)>,
+    /// `expect`: the runs `weft test` makes and the verdict of each.
+    pub(crate) expect: Vec<Expectation>,
     /// What the loader had to say that does not stop the load (shown on
     /// stderr by `weft check`).
     pub(crate) warnings: Vec<String>,

@@ -5,7 +5,8 @@
 //! One `<testsuite>` for the whole run, named after the path given to
 //! `weft test` (CI systems list suites side by side, and one run is one
 //! folder or file). One `<testcase>` per record: `classname` is the model
-//! file, `name` the mode. A wrong verdict is a `<failure>`; a model that
+//! file, `name` the mode, with the run's options from `expect` after it
+//! (`standard --por`). A wrong verdict is a `<failure>`; a model that
 //! does not load, or a check the mode refused, is an `<error>` (its
 //! `name` is `load` for a file that does not load); a skipped file is a
 //! `<skipped>` case named `not checked`.
@@ -73,10 +74,10 @@ fn test_case(r: &Record) -> TestCase {
             s
         }
     };
-    let name = match (r.mode, r.status) {
-        (Some(mode), _) => mode.name(),
-        (None, Status::Skipped) => "not checked",
-        (None, _) => "load",
+    let name = match (r.run_name(), r.status) {
+        (Some(run), _) => run,
+        (None, Status::Skipped) => "not checked".to_string(),
+        (None, _) => "load".to_string(),
     };
     let mut case = TestCase::new(name, status);
     if !r.warnings.is_empty() {

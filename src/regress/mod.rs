@@ -1,6 +1,7 @@
 //! `weft test PATH`: the regression runner. Checks a model file, or every
-//! model of a folder, in every mode its `expect` names, and says per
-//! (model, mode) whether the verdict was the expected one. `collect` finds
+//! model of a folder, in every run its `expect` names (a mode, with options
+//! when the entry gives them), and says per run whether the verdict was
+//! the expected one. `collect` finds
 //! and sorts the files, `render` writes the text and JSON Lines records,
 //! `junit` the JUnit XML report; this module runs the checks and keeps the
 //! records as data.
@@ -15,7 +16,7 @@ pub(crate) use render::{closing_line, json_line, json_summary, text_line};
 use collect::Candidate;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use weft::{CheckOptions, Mode, Model, Verdict};
+use weft::{CheckOptions, Expectation, LoadOptions, Mode, Model, Verdict};
 
 /// Why a path could not be run at all (exit 2, nothing checked).
 #[derive(Debug, thiserror::Error)]
@@ -84,6 +85,8 @@ pub(crate) struct Record {
     /// The model's `name`, once it loaded.
     pub(crate) model: Option<String>,
     pub(crate) mode: Option<Mode>,
+    /// The run's options as `weft check` flags (`--por`), from `expect`.
+    pub(crate) options: Vec<String>,
     pub(crate) expected: Option<Verdict>,
     pub(crate) got: Option<Verdict>,
     pub(crate) status: Status,
@@ -101,6 +104,20 @@ pub(crate) struct Record {
     /// DVE initialiser too long), on the file's first record only: a typo
     /// that still loads must not pass CI silently.
     pub(crate) warnings: Vec<String>,
+}
+
+impl Record {
+    /// The run's name: its mode and options, `standard --por` (`None` for
+    /// a whole file).
+    pub(crate) fn run_name(&self) -> Option<String> {
+        let mode = self.mode?.name();
+        Some(
+            std::iter::once(mode.to_string())
+                .chain(self.options.iter().cloned())
+                .collect::<Vec<_>>()
+                .join(" "),
+        )
+    }
 }
 
 /// The counts of a run.
@@ -176,8 +193,12 @@ fn run_file(path: &Path, opts: &CheckOptions, emit: &mut impl FnMut(&Record)) ->
         }
     };
     let mut records = Vec::new();
-    for (k, &(mode, want)) in model.expectations().iter().enumerate() {
-        let mut record = check_one(&file, &model, mode, want, opts);
+    for (k, want) in model.expectations().iter().enumerate() {
+        let mut record = if want.params.is_empty() {
+            check_one(&file, &model, want, opts)
+        } else {
+            with_params(path, &file, want, opts)
+        };
         if k == 0 {
             record.warnings = model.warnings().to_vec();
         }
@@ -197,6 +218,7 @@ fn load(path: &Path, file: &str) -> Result<Model, Box<Record>> {
             file: file.to_string(),
             model: model.map(|m| m.name().to_string()),
             mode: None,
+            options: Vec::new(),
             expected: None,
             got: None,
             status,
@@ -239,33 +261,61 @@ fn load(path: &Path, file: &str) -> Result<Model, Box<Record>> {
     Ok(model)
 }
 
-/// Checks `model` in `mode` and compares the overall verdict with `want`
-/// (docs/model-format.md, `expect`: equal verdicts pass, so an `unknown`
-/// where `safe` or `unsafe` is expected, from an alarm or from a budget
-/// such as `--timeout`, fails).
-fn check_one(file: &str, model: &Model, mode: Mode, want: Verdict, opts: &CheckOptions) -> Record {
-    let start = Instant::now();
-    let result = model.check(mode, opts);
-    let time = start.elapsed();
-    let mut record = Record {
+/// The run `want` of the model at `path` loaded again with its
+/// parameters; a model that does not load with them is an error record.
+fn with_params(path: &Path, file: &str, want: &Expectation, opts: &CheckOptions) -> Record {
+    let load = LoadOptions {
+        params: want.params.clone(),
+        ..LoadOptions::default()
+    };
+    match Model::load_with(path, &load) {
+        Ok(model) => check_one(file, &model, want, opts),
+        Err(d) => {
+            let mut record = record(file, None, want);
+            record.reason = format!(
+                "does not load with {}: {}",
+                want.flags().join(" "),
+                d.message
+            );
+            record.detail = Some(d.render());
+            record
+        }
+    }
+}
+
+/// An error record of the run `want`, to be filled in.
+fn record(file: &str, model: Option<&Model>, want: &Expectation) -> Record {
+    Record {
         file: file.to_string(),
-        model: Some(model.name().to_string()),
-        mode: Some(mode),
-        expected: Some(want),
+        model: model.map(|m| m.name().to_string()),
+        mode: Some(want.mode),
+        options: want.flags(),
+        expected: Some(want.verdict),
         got: None,
         status: Status::Error,
-        time,
+        time: Duration::ZERO,
         reason: String::new(),
         properties: Vec::new(),
         detail: None,
         warnings: Vec::new(),
-    };
+    }
+}
+
+/// Runs `want` on `model` and compares the overall verdict with its
+/// (docs/model-format.md, `expect`: equal verdicts pass, so an `unknown`
+/// where `safe` or `unsafe` is expected, from an alarm or from a budget
+/// such as `--timeout`, fails).
+fn check_one(file: &str, model: &Model, want: &Expectation, opts: &CheckOptions) -> Record {
+    let start = Instant::now();
+    let result = model.check(want.mode, &want.options(opts));
+    let mut record = record(file, Some(model), want);
+    record.time = start.elapsed();
     match result {
         Err(e) => record.reason = format!("the mode refused: {e}"),
         Ok(report) => {
             let got = report.verdict();
             record.got = Some(got);
-            record.status = if got == want {
+            record.status = if got == want.verdict {
                 Status::Passed
             } else {
                 Status::Failed

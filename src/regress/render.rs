@@ -19,7 +19,7 @@ pub(crate) fn text_line(r: &Record) -> String {
 fn verdict_line(r: &Record) -> String {
     let file = &r.file;
     let secs = r.time.as_secs_f64();
-    let (Some(mode), Some(want)) = (r.mode, r.expected) else {
+    let (Some(mode), Some(want)) = (r.run_name(), r.expected) else {
         // A whole file: skipped, or it does not load.
         let tag = if r.status == Status::Skipped {
             "skip"
@@ -28,7 +28,6 @@ fn verdict_line(r: &Record) -> String {
         };
         return format!("{tag:<4}  {file}: {}", r.reason);
     };
-    let mode = mode.name();
     let want = want.name();
     match (r.status, r.got) {
         (Status::Passed, _) => format!("ok    {file} [{mode}] {want} ({secs:.3} s)"),
@@ -77,6 +76,7 @@ pub(crate) fn json_line(r: &Record) -> String {
         "file": r.file,
         "model": r.model,
         "mode": r.mode.map(|m| m.name()),
+        "options": r.options,
         "expected": r.expected.map(|v| v.name()),
         "got": r.got.map(|v| v.name()),
         "passed": r.status == Status::Passed,

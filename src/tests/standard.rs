@@ -84,14 +84,24 @@ fn every_shipped_model_meets_its_expectations() {
             "{} has no `expect`",
             path.display()
         );
-        for &(mode, verdict) in &model.expect {
-            let r = engine::check(prog, mode, &CheckOptions::default()).unwrap();
+        for want in &model.expect {
+            let with_params;
+            let prog = if want.params.is_empty() {
+                prog
+            } else {
+                with_params = crate::model::load_file(&path, &want.params)
+                    .unwrap_or_else(|d| panic!("{}", d.render()));
+                with_params.program()
+            };
+            let r =
+                engine::check(prog, want.mode, &want.options(&CheckOptions::default())).unwrap();
             assert_eq!(
                 r.verdict(),
-                verdict,
-                "{} in mode {}",
+                want.verdict,
+                "{} in mode {} {:?}",
                 path.display(),
-                mode.name()
+                want.mode.name(),
+                want.flags()
             );
             checked += 1;
         }

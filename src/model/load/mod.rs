@@ -7,7 +7,6 @@ use super::diag::{Diagnostic, did_you_mean};
 use super::expr::{self, ExprKind, ParseError, Rhs};
 use super::json::{LResult, Node};
 use super::resolve::{Names, Resolver, Scope, Src, TplNames, Ty};
-use crate::engine::{Mode, Verdict};
 use crate::program::{
     Action, CExpr, Domain, ExceptionEntry, ExceptionShape, Layout, Program, Property, PropertyKind,
     SyncOp, Target, Template, Thread, Transition, Val,
@@ -233,7 +232,7 @@ impl<'a> Loader<'a> {
             None => Vec::new(),
         };
         let expect = match root.get("expect") {
-            Some(e) => expect(&e)?,
+            Some(e) => super::expect::parse(&e)?,
             None => Vec::new(),
         };
         let error_state = self.error_state(root, &globals, &templates, &threads)?;
@@ -369,26 +368,4 @@ fn product(slots: &[Vec<Val>], node: &Node) -> LResult<Vec<Box<[Val]>>> {
             pick[k] = 0;
         }
     }
-}
-
-fn expect(node: &Node) -> LResult<Vec<(Mode, Verdict)>> {
-    let mut out = Vec::new();
-    for (k, v) in node.entries("expect (mode -> verdict)")? {
-        let mode = Mode::parse(k).ok_or_else(|| {
-            let hint = did_you_mean(k, Mode::ALL.map(Mode::name))
-                .map(|h| format!(" (did you mean `{h}`?)"))
-                .unwrap_or_default();
-            v.err(format!(
-                "unknown mode `{k}`{hint}: expected standard, thread-modular, cartesian-exc or refine"
-            ))
-        })?;
-        let s = v.str("a verdict")?;
-        let verdict = Verdict::parse(s).ok_or_else(|| {
-            v.err(format!(
-                "unknown verdict `{s}`: expected safe, unsafe or unknown"
-            ))
-        })?;
-        out.push((mode, verdict));
-    }
-    Ok(out)
 }
