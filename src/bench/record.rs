@@ -153,9 +153,15 @@ impl Record {
         self.stats.as_ref()?.get(key)?.as_u64()
     }
 
-    /// What the model's `expect` says for this point's mode.
+    /// What the model's `expect` says for this point's mode with default
+    /// options: its verdict, or the first plain verdict of its list of runs
+    /// (a run with options is not the point's run).
     pub(crate) fn expected(&self) -> Option<&str> {
-        self.expect.as_ref()?.get(self.point.mode.name())?.as_str()
+        let entry = self.expect.as_ref()?.get(self.point.mode.name())?;
+        match entry.as_array() {
+            Some(runs) => runs.iter().find_map(Value::as_str),
+            None => entry.as_str(),
+        }
     }
 
     /// A point not run because a smaller n of its curve was over budget

@@ -559,6 +559,17 @@ mod tests {
         r
     }
 
+    #[test]
+    fn a_list_of_runs_expects_its_plain_verdict() {
+        // A run with options is not the bench's run: its verdict is not
+        // the point's expectation.
+        let mut r = rec("m.json", Mode::Refine, None, Status::Safe);
+        r.expect = Some(json!({"refine": [{"verdict": "unsafe", "params": {"n": 1}}, "safe"]}));
+        assert_eq!(r.expected(), Some("safe"));
+        r.expect = Some(json!({"refine": [{"verdict": "unsafe", "params": {"n": 1}}]}));
+        assert_eq!(r.expected(), None);
+    }
+
     fn row(file: &str, verdicts: [Status; 4]) -> Vec<Record> {
         let [s, e, c, cm] = verdicts;
         vec![
