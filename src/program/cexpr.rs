@@ -226,17 +226,15 @@ pub(crate) fn binop(op: BinOp, x: i64, y: i64) -> Result<i64, EvalError> {
         BinOp::BitAnd => x & y,
         BinOp::BitOr => x | y,
         BinOp::BitXor => x ^ y,
-        BinOp::Shl => {
-            if !(0..63).contains(&y) {
-                return Err(ovf());
-            }
-            x.checked_shl(y as u32).ok_or_else(ovf)?
+        BinOp::Shl | BinOp::Shr if !(0..63).contains(&y) => {
+            return Err(EvalError::new(format!(
+                "shift count {y} outside 0..62 in `{x} {} {y}`",
+                op.symbol()
+            )));
         }
-        BinOp::Shr => {
-            if !(0..63).contains(&y) {
-                return Err(ovf());
-            }
-            x >> y
-        }
+        // Bits shifted out are dropped, as in C and DiVinE
+        // (docs/model-format.md): the count is the only error.
+        BinOp::Shl => x << y,
+        BinOp::Shr => x >> y,
     })
 }

@@ -245,3 +245,50 @@ fn absurdly_nested_expression_is_refused_not_a_crash() {
     let r = run_model("long", |m| guard(m, &long), &[]);
     assert!(matches!(r.code, Some(0 | 1)), "{}", r.stderr);
 }
+
+// ---- messages that say what the rule is (the user audit's finding 15) ------
+
+#[test]
+fn a_decimal_number_is_named_as_one() {
+    let r = run_model("decimal", |m| guard(m, "x == 1.5"), &[]);
+    assert_expr_error(
+        &r,
+        GUARD,
+        "x == 1.5",
+        5,
+        &["`1.5` is a decimal number", "integers"],
+    );
+}
+
+#[test]
+fn any_inside_an_expression_names_the_rule() {
+    for (text, at) in [("x := any + 1", 9), ("x := 1 + any", 9)] {
+        let r = run_model("anyplus", |m| action(m, text), &[]);
+        assert_expr_error(
+            &r,
+            ACTION,
+            text,
+            at,
+            &["`any` is only allowed as the whole right-hand side"],
+        );
+    }
+}
+
+#[test]
+fn a_shift_count_out_of_range_is_named_as_one() {
+    let text = "(1 << 63) == 0";
+    let r = run_model("shift63", |m| guard(m, text), &[]);
+    assert_expr_error(&r, GUARD, text, 0, &["shift count 63 outside 0..62"]);
+}
+
+#[test]
+fn an_array_of_arrays_is_refused_as_such() {
+    let grid = json!({"type": "array", "len": 2,
+        "of": {"type": "array", "len": 2, "of": {"type": "bool"}}});
+    let r = run_model("grid", |m| set(m, "/globals/g", grid), &[]);
+    assert_error(
+        &r,
+        "globals.g.of.type",
+        &["no arrays of arrays", "a[i * n + j]"],
+    );
+}

@@ -43,6 +43,21 @@ pub(super) fn lex(src: &str) -> Result<Vec<(Tok, Span)>, ParseError> {
             while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
                 i += 1;
             }
+            // `1.5`: no syntax puts a digit right after `.` after a number.
+            if bytes.get(i) == Some(&b'.') && bytes.get(i + 1).is_some_and(u8::is_ascii_digit) {
+                let mut end = i + 1;
+                while end < bytes.len() && bytes[end].is_ascii_digit() {
+                    end += 1;
+                }
+                return Err(ParseError {
+                    message: format!(
+                        "`{}` is a decimal number; weft's values are integers",
+                        &src[start..end]
+                    ),
+                    span: Span::new(start, end),
+                    label: "expected an integer".into(),
+                });
+            }
             let text = &src[start..i];
             // A location may be named by digits (`@2`): the parser decides.
             let value = text.parse::<i64>().map_err(|_| {

@@ -452,8 +452,19 @@ pub(crate) fn parse_assignments(src: &str) -> Result<Vec<Assign>, ParseError> {
             check_depth(&e)?;
             Rhs::Expr(e)
         };
+        let after_any = matches!(rhs, Rhs::Any(_));
         out.push(Assign { target, rhs });
         if *p.peek() != Tok::End && !p.eat(";") {
+            if after_any {
+                return Err(ParseError {
+                    message: format!(
+                        "`any` is only allowed as the whole right-hand side (`x := any`), found {} after it",
+                        p.peek()
+                    ),
+                    span: p.span(),
+                    label: "expected `;` or the end".into(),
+                });
+            }
             return Err(ParseError {
                 message: format!("expected `;` between assignments, found {}", p.peek()),
                 span: p.span(),

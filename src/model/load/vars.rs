@@ -108,6 +108,13 @@ impl<'a> Loader<'a> {
                     "the element type, e.g. {\"type\": \"int\", \"min\": 0, \"max\": 1}",
                 )?;
                 of.object("an element spec")?;
+                if let Some(t) = of.get("type")
+                    && t.value.as_str() == Some("array")
+                {
+                    return Err(t.err(
+                        "an array's elements are \"bool\" or \"int\": weft has no arrays of arrays (use one array of `m * n` cells, cell `[i][j]` at `a[i * n + j]`)",
+                    ));
+                }
                 of.check_keys(&["type", "min", "max", "init"], "an element spec")?;
                 let et = of.req("type", "\"bool\" or \"int\"")?;
                 let et_s = et.str("the element type")?;
