@@ -110,6 +110,11 @@ fn a_malformed_run_is_refused_at_its_position() {
             "expect.standard.params.k",
             "integer",
         ),
+        (
+            json!({"standard": {"verdict": "safe", "params": {"kk": 2}}}),
+            "expect.standard.params.kk",
+            "did you mean `k`?",
+        ),
     ] {
         let (code, text, _dir) = weft_test(&counter(expect.clone()), &[]);
         assert_eq!(code, Some(1), "{expect}: {text}");

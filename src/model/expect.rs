@@ -93,8 +93,9 @@ const KEYS: [&str; 6] = [
     "params",
 ];
 
-/// The runs `expect` asks for, in the order written.
-pub(super) fn parse(node: &Node) -> LResult<Vec<Expectation>> {
+/// The runs `expect` asks for, in the order written; `declared` are the
+/// model's `params`, the only names a run's `params` may set.
+pub(super) fn parse(node: &Node, declared: &[(String, i64)]) -> LResult<Vec<Expectation>> {
     let mut out = Vec::new();
     for (k, v) in node.entries("expect (mode -> verdict)")? {
         let mode = Mode::parse(k).ok_or_else(|| {
@@ -111,17 +112,17 @@ pub(super) fn parse(node: &Node) -> LResult<Vec<Expectation>> {
                 return Err(v.err("an empty list of runs: give at least one verdict"));
             }
             for r in runs {
-                out.push(run(mode, &r)?);
+                out.push(run(mode, &r, declared)?);
             }
         } else {
-            out.push(run(mode, &v)?);
+            out.push(run(mode, &v, declared)?);
         }
     }
     Ok(out)
 }
 
 /// One run of `mode`: a verdict, or an object with one and options.
-fn run(mode: Mode, node: &Node) -> LResult<Expectation> {
+fn run(mode: Mode, node: &Node, declared: &[(String, i64)]) -> LResult<Expectation> {
     if !node.value.is_object() {
         return Ok(Expectation::new(mode, verdict(node)?));
     }
@@ -149,6 +150,14 @@ fn run(mode: Mode, node: &Node) -> LResult<Expectation> {
     }
     if let Some(ps) = node.get("params") {
         for (name, v) in ps.entries("params (name -> integer)")? {
+            if !declared.iter().any(|(p, _)| p == name) {
+                let hint = did_you_mean(name, declared.iter().map(|(p, _)| p.as_str()))
+                    .map(|h| format!(" (did you mean `{h}`?)"))
+                    .unwrap_or_default();
+                return Err(v.err(format!(
+                    "unknown parameter `{name}`{hint}: the model's `params` declare the names a run may set"
+                )));
+            }
             let value = v.value.as_i64().ok_or_else(|| {
                 v.err(format!(
                     "the value of parameter `{name}` must be an integer"

@@ -232,7 +232,7 @@ impl<'a> Loader<'a> {
             None => Vec::new(),
         };
         let expect = match root.get("expect") {
-            Some(e) => super::expect::parse(&e)?,
+            Some(e) => super::expect::parse(&e, &self.names.params)?,
             None => Vec::new(),
         };
         let error_state = self.error_state(root, &globals, &templates, &threads)?;
