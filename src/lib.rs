@@ -61,4 +61,4 @@ pub use facade::{LoadOptions, Promela, PromelaError};
 pub use model::{Diagnostic, Expectation, Model};
 pub use phase::Phase;
 pub use report::SavedTrace;
-pub use report::exception_entries;
+pub use report::{exception_entries, write_exception_entries};

@@ -10,6 +10,7 @@ use clap::Parser;
 use cli::{
     Cli, Command, ConvertTo, Format, GenFamily, ModeArg, RefineArg, ReplayArgs, Show, SimulateArgs,
 };
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 use weft::{CheckOptions, LoadOptions, Mode, Model, Refinement};
@@ -183,16 +184,27 @@ fn run(cli: Cli, started: std::time::Instant) -> Result<u8, Failure> {
                         "refused before the check: refine always sets exceptions, even when a budget stops it"
                     );
                 };
-                let text = serde_json::to_string_pretty(&weft::exception_entries(exceptions))
-                    .map_err(|e| Failure::Message(e.to_string()))?;
-                std::fs::write(path, text + "\n").map_err(|e| {
+                let cannot_write = |e: std::io::Error| {
                     Failure::Message(format!("error: cannot write {}: {e}", path.display()))
-                })?;
+                };
+                let mut file =
+                    std::io::BufWriter::new(std::fs::File::create(path).map_err(cannot_write)?);
+                weft::write_exception_entries(exceptions, &mut file)
+                    .and_then(|()| file.flush())
+                    .map_err(cannot_write)?;
                 warn_partial_exceptions(&report);
             }
             match args.format {
                 Format::Text => print!("{}", report.to_text()),
-                Format::Json => print!("{}", report.to_json_lines()),
+                Format::Json => {
+                    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+                    report
+                        .write_json_lines(&mut out)
+                        .and_then(|()| out.flush())
+                        .map_err(|e| {
+                            Failure::Message(format!("error: cannot write the report: {e}"))
+                        })?;
+                }
             }
             Ok(report.verdict().exit_code() as u8)
         }

@@ -276,7 +276,13 @@ fn the_refined_exception_set_reads_as_products() {
     for p in &products {
         assert_eq!(p.threads.len(), e.threads().len());
         // Each local store starts with the thread's location.
-        assert!(p.threads.iter().flatten().all(|l| l[0].0 == "pc"), "{p:?}");
+        assert!(
+            p.threads
+                .iter()
+                .flat_map(|c| c.iter())
+                .all(|l| l[0].0 == "pc"),
+            "{p:?}"
+        );
     }
 }
 

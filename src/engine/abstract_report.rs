@@ -10,6 +10,7 @@ use super::result::{Invariant, Limit, Outcome, RunReport, Stats, Witness, Witnes
 use super::{
     CheckOptions, Mode, abstract_model_error_outcome, deciders, next, selected_properties,
 };
+use crate::engine::render_guard::RenderGuard;
 use crate::program::{EvalError, Explorer, Program};
 use crate::property::Decider;
 use std::time::Instant;
@@ -50,7 +51,7 @@ pub(crate) trait AbstractFixpoint<'p> {
     /// The engine's own statistics (time and memory are added here).
     fn stats(&self) -> Stats;
     /// The fixpoint as data.
-    fn invariant(&self) -> Invariant;
+    fn invariant(&self, guard: &RenderGuard) -> Invariant;
 }
 
 /// The selected properties and their decision procedures, built before
@@ -106,7 +107,12 @@ pub(crate) fn report<'p, F: AbstractFixpoint<'p>>(
         fx.model_error(),
         alarm_next,
     ));
+    let invariant = opts.show_invariant.then(|| {
+        let guard = RenderGuard::new(opts);
+        guard.finish(fx.invariant(&guard), false)
+    });
     let mut stats = fx.stats();
+    // After the rendering, so that its peak memory counts.
     stats.finish(start.elapsed());
     Ok(RunReport {
         blocks: None,
@@ -114,7 +120,7 @@ pub(crate) fn report<'p, F: AbstractFixpoint<'p>>(
         mode: F::MODE,
         outcomes,
         stats,
-        invariant: opts.show_invariant.then(|| fx.invariant()),
+        invariant,
         exceptions: None,
     })
 }

@@ -1,7 +1,7 @@
 //! The fixpoint engines over one compiled program, and what they share:
 //! options, budgets, property selection.
 
-mod abstract_report;
+pub(crate) mod abstract_report;
 pub(crate) mod atoms;
 pub(crate) mod cartesian;
 mod concrete;
@@ -12,6 +12,7 @@ pub(crate) mod next;
 pub(crate) mod por;
 pub(crate) mod progress;
 pub(crate) mod refine;
+pub(crate) mod render_guard;
 mod rendezvous;
 pub(crate) mod replay;
 pub(crate) mod result;

@@ -1,35 +1,60 @@
 //! JSON Lines: one object per property, then one summary of the run
 //! (docs/output.md).
 
+use super::invariant_json::InvariantJson;
 use crate::engine::Verdict;
 use crate::engine::result::{
-    Derivation, Derived, Invariant, InvariantForm, Outcome, RunReport, Stats, Store, Trace, Witness,
+    Derivation, Derived, Outcome, RunReport, Stats, Store, Trace, Witness,
 };
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-pub(super) fn run(r: &RunReport) -> String {
+pub(super) fn run(r: &RunReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let stats = stats_object(&r.stats);
-    let invariant = r.invariant.as_ref().map(invariant);
-    let mut out = String::new();
+    // Written once, then copied into every line as it is.
+    let invariant = match &r.invariant {
+        Some(inv) => Some(serde_json::value::to_raw_value(&InvariantJson(inv))?),
+        None => None,
+    };
     for o in &r.outcomes {
         let mut m = outcome_line(&r.model, r.mode.name(), o, &stats);
         if let Some(w) = &o.witness {
             m.insert("witness".into(), witness(w));
         }
-        if let Some(inv) = &invariant {
-            m.insert("invariant".into(), inv.clone());
-        }
-        out.push_str(&Value::Object(m).to_string());
-        out.push('\n');
+        let line = LineJson {
+            fields: &m,
+            invariant: invariant.as_deref(),
+        };
+        serde_json::to_writer(&mut *out, &line)?;
+        out.write_all(b"\n")?;
     }
     let verdict = (r.verdict(), r.verdict().exit_code());
     let mut last = summary(&r.model, r.mode.name(), &r.outcomes, verdict, stats);
     if let Some(b) = &r.blocks {
         last["summary"]["blocks"] = serde_json::to_value(b).unwrap_or(Value::Null);
     }
-    out.push_str(&last.to_string());
-    out.push('\n');
-    out
+    serde_json::to_writer(&mut *out, &last)?;
+    out.write_all(b"\n")
+}
+
+/// A property's line: its fields, then the invariant's text, if shown.
+struct LineJson<'a> {
+    fields: &'a Map<String, Value>,
+    invariant: Option<&'a RawValue>,
+}
+
+impl Serialize for LineJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        for (k, v) in self.fields {
+            m.serialize_entry(k, v)?;
+        }
+        if let Some(inv) = self.invariant {
+            m.serialize_entry("invariant", inv)?;
+        }
+        m.end()
+    }
 }
 
 /// The fields of one property's line that every command shares: model,
@@ -183,91 +208,4 @@ pub(super) fn derivation_line(d: &Derivation) -> String {
         Derived::Env(by) => format!("env step of {by} -> {here}"),
         Derived::Exception => format!("in the exception set {here}"),
     }
-}
-
-fn invariant(inv: &Invariant) -> Value {
-    match &inv.form {
-        InvariantForm::ThreadModular(threads) => {
-            let threads: Vec<Value> = threads
-                .iter()
-                .map(|t| {
-                    let reach: Vec<Value> = t
-                        .reach
-                        .iter()
-                        .map(|f| json!({"global": obj(&f.global), "local": obj(&f.local)}))
-                        .collect();
-                    let guarantee: Vec<Value> = t
-                        .guarantee
-                        .iter()
-                        .map(|e| json!({"from": obj(&e.from), "to": obj(&e.to)}))
-                        .collect();
-                    json!({"thread": t.thread, "reach": reach, "guarantee": guarantee})
-                })
-                .collect();
-            json!({ "threads": threads })
-        }
-        InvariantForm::Cartesian {
-            products,
-            exceptions,
-        } => {
-            json!({"products": products_json(products), "exceptions": products_json(exceptions)})
-        }
-        InvariantForm::CartesianClasses {
-            classes,
-            products,
-            exceptions,
-        } => {
-            let classes: Vec<Value> = classes
-                .iter()
-                .map(|c| json!({"name": c.name, "threads": c.threads}))
-                .collect();
-            json!({"classes": classes, "products": class_products_json(products), "exceptions": class_products_json(exceptions)})
-        }
-        InvariantForm::Control {
-            classes,
-            data_locations,
-            products,
-        } => {
-            let classes: Vec<Value> = classes
-                .iter()
-                .map(|(t, cs)| json!({"template": t, "classes": cs}))
-                .collect();
-            json!({"classes": classes, "data_locations": data_locations, "products": products_json(products)})
-        }
-    }
-}
-
-/// Products over classes: per class its groups, each `{"count", "locals"}`.
-fn class_products_json(ps: &[crate::engine::result::ClassProduct]) -> Vec<Value> {
-    ps.iter()
-        .map(|p| {
-            let classes: Vec<Vec<Value>> = p
-                .classes
-                .iter()
-                .map(|groups| {
-                    groups
-                        .iter()
-                        .map(|(k, ls)| {
-                            let ls: Vec<String> = ls.iter().map(super::show_local).collect();
-                            json!({"count": k, "locals": ls})
-                        })
-                        .collect()
-                })
-                .collect();
-            json!({"global": obj(&p.global), "classes": classes})
-        })
-        .collect()
-}
-
-fn products_json(ps: &[crate::engine::result::AbstractProduct]) -> Vec<Value> {
-    ps.iter()
-        .map(|p| {
-            let comps: Vec<Vec<String>> = p
-                .threads
-                .iter()
-                .map(|c| c.iter().map(super::show_local).collect())
-                .collect();
-            json!({"global": obj(&p.global), "threads": comps})
-        })
-        .collect()
 }

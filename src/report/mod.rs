@@ -8,6 +8,7 @@
 mod blocks;
 pub(crate) mod compact;
 mod exceptions;
+mod invariant_json;
 mod json;
 mod next;
 mod replay;
@@ -16,7 +17,7 @@ mod text;
 mod trace_file;
 mod trace_values;
 
-pub use exceptions::exception_entries;
+pub use exceptions::{exception_entries, write_exception_entries};
 pub use trace_file::SavedTrace;
 
 use crate::engine::result::{RunReport, Store};
@@ -32,7 +33,17 @@ impl RunReport {
     /// One JSON object per property (JSON Lines), as `weft check --format
     /// json` prints them; the fields are documented in docs/output.md.
     pub fn to_json_lines(&self) -> String {
-        json::run(self)
+        let mut out = Vec::new();
+        // Writing to memory fails only where serializing does: never for
+        // these values (string keys, finite numbers).
+        let _ = json::run(self, &mut out);
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    /// As [`RunReport::to_json_lines`], written to `out` line by line:
+    /// an invariant shown on every line is held once, not once per line.
+    pub fn write_json_lines(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        json::run(self, out)
     }
 }
 

@@ -301,6 +301,7 @@ fn invariant(inv: &Invariant) -> String {
             }
             text
         }
+        InvariantForm::NotShown(reason) => format!("  invariant not shown: {reason}\n"),
     }
 }
 

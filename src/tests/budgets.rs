@@ -223,3 +223,48 @@ fn a_state_budget_of_zero_is_refused_in_every_mode() {
         );
     }
 }
+
+/// `--show invariant` renders within the budgets (`RenderGuard`): past
+/// the time budget (plus its grace) or the memory budget the invariant is
+/// not shown, and says why; within them it is shown whole.
+#[test]
+fn an_invariant_is_rendered_only_within_the_budgets() {
+    use crate::engine::abstract_report::AbstractFixpoint;
+    use crate::engine::render_guard::RenderGuard;
+    use crate::engine::result::InvariantForm;
+    use crate::engine::thread_modular::ThreadModular;
+    // Simple(20): 20 threads of 82 thread states each, past one check.
+    let prog = common::load_value(&simple(20, false));
+    let tm = ThreadModular::compute(&prog);
+    let shown = |opts: &CheckOptions| {
+        let guard = RenderGuard::new(opts);
+        guard.finish(tm.invariant(&guard), false).form
+    };
+    match shown(&CheckOptions::default()) {
+        InvariantForm::ThreadModular(threads) => {
+            assert_eq!(
+                threads.iter().map(|t| t.reach.len()).sum::<usize>(),
+                20 * 82
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    let past_memory = CheckOptions {
+        max_memory_bytes: Some(1),
+        ..CheckOptions::default()
+    };
+    let past_time = CheckOptions {
+        timeout: Some(Duration::from_secs(1)),
+        started: Instant::now().checked_sub(Duration::from_secs(10)),
+        ..CheckOptions::default()
+    };
+    for (opts, why) in [
+        (past_memory, "rendering it passed the memory budget"),
+        (past_time, "rendering it passed the time budget"),
+    ] {
+        match shown(&opts) {
+            InvariantForm::NotShown(reason) => assert!(reason.starts_with(why), "{reason}"),
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -5,6 +5,7 @@
 
 use super::Cartesian;
 use crate::engine::exceptions::{BitSet, Product};
+use crate::engine::render_guard::RenderGuard;
 use crate::engine::result::{AbstractProduct, InvariantForm, RefinedExceptions, Store};
 use crate::program::Explorer;
 use rustc_hash::FxHashMap;
@@ -90,8 +91,6 @@ impl Cartesian<'_> {
         abstract_product(&self.exp, g, p)
     }
 
-    /// The fixpoint as the paper prints it: per global store, a product;
-    /// then E; both ordered by global store.
     /// E, ordered by the global store's values (as the invariant prints
     /// it), for `refine` when the model's own set proves every property.
     pub(crate) fn exception_set(&self) -> RefinedExceptions {
@@ -104,20 +103,21 @@ impl Cartesian<'_> {
         )
     }
 
-    pub(crate) fn invariant_form(&self) -> InvariantForm {
+    /// The fixpoint as the paper prints it: per global store, a product;
+    /// then E; both ordered by global store.
+    pub(crate) fn invariant_form(&self, guard: &RenderGuard) -> InvariantForm {
         let mut gs: Vec<u32> = self.x.keys().copied().collect();
         gs.sort_by(|a, b| self.exp.globals.get(*a).cmp(self.exp.globals.get(*b)));
-        let products = gs.iter().map(|&g| self.product(g, &self.x[&g])).collect();
-        let mut eg: Vec<u32> = self.exceptions.by_global.keys().copied().collect();
-        eg.sort_by(|a, b| self.exp.globals.get(*a).cmp(self.exp.globals.get(*b)));
-        let exceptions = eg
+        let products = gs
             .iter()
-            .flat_map(|&g| {
-                self.exceptions
-                    .products(g)
-                    .iter()
-                    .map(move |p| self.product(g, p))
-            })
+            .take_while(|_| guard.go_on())
+            .map(|&g| self.product(g, &self.x[&g]))
+            .collect();
+        // E's products share their components, as refine's do.
+        let exceptions = self
+            .exception_set()
+            .products()
+            .take_while(|_| guard.go_on())
             .collect();
         InvariantForm::Cartesian {
             products,

@@ -7,6 +7,7 @@ use super::Cartesian;
 use crate::engine::Mode;
 use crate::engine::abstract_report::{self, AbstractFixpoint, Decide, Found};
 use crate::engine::exceptions::{BitSet, Product};
+use crate::engine::render_guard::RenderGuard;
 use crate::engine::result::{Invariant, Limit, Stats, Witness, WitnessThread};
 use crate::program::{EvalError, Explorer};
 
@@ -108,9 +109,9 @@ impl<'p> AbstractFixpoint<'p> for Cartesian<'p> {
         stats
     }
 
-    fn invariant(&self) -> Invariant {
+    fn invariant(&self, guard: &RenderGuard) -> Invariant {
         Invariant {
-            form: self.invariant_form(),
+            form: self.invariant_form(guard),
             globals: self.exp.prog.globals.clone(),
             blocks: false,
         }

@@ -14,6 +14,7 @@ use crate::engine::abstract_report::{self, AbstractFixpoint, Decide, Found};
 use crate::engine::cartesian::query::ExceptionsBuilder;
 use crate::engine::exceptions::BitSet;
 use crate::engine::exceptions::orbits::{self, Orbit};
+use crate::engine::render_guard::RenderGuard;
 use crate::engine::result::{
     ClassProduct, Invariant, InvariantForm, Limit, RefinedExceptions, Stats, ThreadClass, Witness,
     WitnessThread,
@@ -113,7 +114,7 @@ impl<'p> Symmetric<'p> {
         }
     }
 
-    fn invariant_form(&self) -> InvariantForm {
+    fn invariant_form(&self, guard: &RenderGuard) -> InvariantForm {
         let prog = self.exp.prog;
         let order = |gs: &mut Vec<u32>| {
             gs.sort_by(|a, b| self.exp.globals.get(*a).cmp(self.exp.globals.get(*b)))
@@ -122,6 +123,7 @@ impl<'p> Symmetric<'p> {
         order(&mut gs);
         let products = gs
             .iter()
+            .take_while(|_| guard.go_on())
             .map(|&g| self.class_product(g, &self.as_orbit(&self.y[&g])))
             .collect();
         let mut eg: Vec<u32> = self.exceptions.by_global.keys().copied().collect();
@@ -134,6 +136,7 @@ impl<'p> Symmetric<'p> {
                     .iter()
                     .map(move |o| self.class_product(g, o))
             })
+            .take_while(|_| guard.go_on())
             .collect();
         let classes = self
             .classes
@@ -260,9 +263,9 @@ impl<'p> AbstractFixpoint<'p> for Symmetric<'p> {
         stats
     }
 
-    fn invariant(&self) -> Invariant {
+    fn invariant(&self, guard: &RenderGuard) -> Invariant {
         Invariant {
-            form: self.invariant_form(),
+            form: self.invariant_form(guard),
             globals: self.exp.prog.globals.clone(),
             blocks: false,
         }

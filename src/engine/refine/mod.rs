@@ -34,6 +34,7 @@ use super::result::{
     RunReport, Stats, Suggestion, Trace, Witness, WitnessThread,
 };
 use super::{Budget, CheckOptions, MODEL_ERRORS, Mode, Refinement, Verdict, next};
+use crate::engine::render_guard::RenderGuard;
 use crate::program::ranges::Ranges;
 use crate::program::{Explorer, Program};
 use crate::property::Decider;
@@ -284,22 +285,33 @@ fn run_exceptions(
     if let Some(first_pass) = first_pass {
         stats.push("first_pass_s", round6(first_pass));
     }
-    stats.finish(start.elapsed());
     let exceptions = exception_set(&exp, &h);
+    let invariant = opts.show_invariant.then(|| {
+        let guard = RenderGuard::new(opts);
+        guard.finish(
+            Invariant {
+                form: InvariantForm::Cartesian {
+                    products: cartesian_products(&exp, &h, &guard),
+                    exceptions: exceptions
+                        .products()
+                        .take_while(|_| guard.go_on())
+                        .collect(),
+                },
+                globals: prog.globals.clone(),
+                blocks: false,
+            },
+            true,
+        )
+    });
+    // After the rendering, so that its peak memory counts.
+    stats.finish(start.elapsed());
     Ok(RunReport {
         blocks: None,
         model: prog.name.clone(),
         mode: Mode::Refine,
         outcomes,
         stats,
-        invariant: opts.show_invariant.then(|| Invariant {
-            form: InvariantForm::Cartesian {
-                products: cartesian_products(&exp, &h),
-                exceptions: exceptions.products().collect(),
-            },
-            globals: prog.globals.clone(),
-            blocks: false,
-        }),
+        invariant,
         exceptions: Some(exceptions),
     })
 }
@@ -499,10 +511,11 @@ pub(super) fn unevaluable(name: &str, why: &str) -> Outcome {
 }
 
 /// X, one product per store outside P, ordered by the store's values.
-fn cartesian_products(exp: &Explorer, h: &Hybrid) -> Vec<AbstractProduct> {
+fn cartesian_products(exp: &Explorer, h: &Hybrid, guard: &RenderGuard) -> Vec<AbstractProduct> {
     let mut gs: Vec<u32> = h.cart.keys().copied().collect();
     gs.sort_by(|a, b| exp.globals.get(*a).cmp(exp.globals.get(*b)));
     gs.iter()
+        .take_while(|_| guard.go_on())
         .map(|&g| abstract_product(exp, g, &h.cart[&g]))
         .collect()
 }

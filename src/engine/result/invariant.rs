@@ -5,6 +5,7 @@
 
 use super::Store;
 use crate::program::Layout;
+use std::sync::Arc;
 
 /// The abstract fixpoint an abstract mode computed (the inductive invariant
 /// when the verdict is safe).
@@ -58,37 +59,42 @@ pub enum InvariantForm {
         /// γ: the union of these products.
         products: Vec<AbstractProduct>,
     },
+    /// Not rendered, and why: rendering it would have passed the run's
+    /// memory or time budget (the verdicts stand).
+    NotShown(String),
 }
 
 /// The exception set E a `refine` run ended with: products of local stores
 /// per global store, by thread. `cartesian-exc` given these products as its
 /// exception set computes the same invariant in one pass.
 ///
-/// Held compactly: each local store and each component (one thread's set
-/// of local stores) once, shared by the products that name it; a product
-/// is rendered as lists of stores only when asked for (lock(1000, 9)'s
-/// 1000 products of 1000 threads took 4 GB as lists).
+/// Held compactly: each component (one thread's set of local stores)
+/// once, shared by the products that name it, and by the products
+/// `products` hands out (lock(1000, 9)'s 1000 products of 1000 threads
+/// took 4 GB as lists).
 #[derive(Clone, Debug)]
 pub struct RefinedExceptions {
     threads: Vec<String>,
-    /// Every local store a component names, rendered once.
-    locals: Vec<Store>,
-    /// The distinct components, as indices into `locals`.
-    components: Vec<Vec<u32>>,
+    /// The distinct components.
+    components: Vec<Arc<[Store]>>,
     /// The products: the global store, and per thread its component.
     products: Vec<(Store, Vec<u32>)>,
 }
 
 impl RefinedExceptions {
+    /// `components` name their local stores by index into `locals`.
     pub(crate) fn new(
         threads: Vec<String>,
         locals: Vec<Store>,
         components: Vec<Vec<u32>>,
         products: Vec<(Store, Vec<u32>)>,
     ) -> RefinedExceptions {
+        let components = components
+            .iter()
+            .map(|c| c.iter().map(|&l| locals[l as usize].clone()).collect())
+            .collect();
         RefinedExceptions {
             threads,
-            locals,
             components,
             products,
         }
@@ -109,7 +115,7 @@ impl RefinedExceptions {
         self.products.is_empty()
     }
 
-    /// The products, each rendered as it is reached.
+    /// The products, their components shared with the set's.
     pub fn products(&self) -> impl Iterator<Item = AbstractProduct> + '_ {
         self.products
             .iter()
@@ -117,7 +123,7 @@ impl RefinedExceptions {
                 global: global.clone(),
                 threads: components
                     .iter()
-                    .map(|&c| self.component(c).cloned().collect())
+                    .map(|&c| self.components[c as usize].clone())
                     .collect(),
             })
     }
@@ -136,9 +142,7 @@ impl RefinedExceptions {
 
     /// Component `c`'s local stores.
     pub(crate) fn component(&self, c: u32) -> impl Iterator<Item = &Store> {
-        self.components[c as usize]
-            .iter()
-            .map(|&l| &self.locals[l as usize])
+        self.components[c as usize].iter()
     }
 }
 
@@ -177,8 +181,10 @@ pub struct GuaranteeEdge {
 pub struct AbstractProduct {
     /// The global store.
     pub global: Store,
-    /// Per thread (by index), its local stores.
-    pub threads: Vec<Vec<Store>>,
+    /// Per thread (by index), its local stores: a set that several
+    /// products name is held once (refine's E names a few sets in
+    /// thousands of products of hundreds of threads).
+    pub threads: Vec<Arc<[Store]>>,
 }
 
 /// A class of interchangeable threads (cartesian-exc).

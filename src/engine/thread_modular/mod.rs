@@ -47,6 +47,7 @@ use super::result::{
     Stats, ThreadSummary, Witness, WitnessThread,
 };
 use super::{Budget, CheckOptions, Mode, POLL_EVERY};
+use crate::engine::render_guard::RenderGuard;
 use crate::program::Val;
 use crate::program::blocks::Boundaries;
 use crate::program::{EvalError, Explorer, Program};
@@ -359,7 +360,7 @@ impl<'p> ThreadModular<'p> {
 
     /// R and G per thread, R ordered by global store then local store
     /// (by id), G by edge.
-    pub(crate) fn summaries(&self) -> Vec<ThreadSummary> {
+    pub(crate) fn summaries(&self, guard: &RenderGuard) -> Vec<ThreadSummary> {
         let prog = self.exp.prog;
         (0..prog.threads.len())
             .map(|t| {
@@ -368,7 +369,7 @@ impl<'p> ThreadModular<'p> {
                 let mut reach = Vec::new();
                 for g in rows.globals() {
                     let global = prog.globals.render(self.exp.globals.get(g));
-                    for l in rows.locals(g) {
+                    for l in rows.locals(g).into_iter().take_while(|_| guard.go_on()) {
                         reach.push(ReachFact {
                             global: global.clone(),
                             local: tpl.render_local(self.exp.local(t, l)),
@@ -379,6 +380,7 @@ impl<'p> ThreadModular<'p> {
                 edges.sort_unstable();
                 let guarantee = edges
                     .iter()
+                    .take_while(|_| guard.go_on())
                     .map(|(a, b)| GuaranteeEdge {
                         from: prog.globals.render(self.exp.globals.get(*a)),
                         to: prog.globals.render(self.exp.globals.get(*b)),
@@ -486,9 +488,9 @@ impl<'p> AbstractFixpoint<'p> for ThreadModular<'p> {
         stats
     }
 
-    fn invariant(&self) -> Invariant {
+    fn invariant(&self, guard: &RenderGuard) -> Invariant {
         Invariant {
-            form: InvariantForm::ThreadModular(self.summaries()),
+            form: InvariantForm::ThreadModular(self.summaries(guard)),
             globals: self.exp.prog.globals.clone(),
             blocks: self.exp.blocks().is_some(),
         }

@@ -19,6 +19,7 @@
 //! pair, which (AG ENV) applies to every other thread.
 
 use crate::engine::abstract_report::{AbstractFixpoint, Decide, Found};
+use crate::engine::render_guard::RenderGuard;
 use crate::engine::rendezvous::Offered;
 use crate::engine::result::{
     Derivation, Derived, GuaranteeEdge, Invariant, InvariantForm, Limit, ReachFact, Stats,
@@ -388,7 +389,7 @@ impl<'p> Oracle<'p> {
 
     /// R and G per thread, R ordered by global store then local store
     /// (by id), G by edge.
-    pub(crate) fn summaries(&self) -> Vec<ThreadSummary> {
+    pub(crate) fn summaries(&self, guard: &RenderGuard) -> Vec<ThreadSummary> {
         let prog = self.exp.prog;
         (0..prog.threads.len())
             .map(|t| {
@@ -400,7 +401,7 @@ impl<'p> Oracle<'p> {
                     let global = prog.globals.render(self.exp.globals.get(*g));
                     let mut ls = self.reach_by_g[t][g].clone();
                     ls.sort_unstable();
-                    for &l in &ls {
+                    for &l in ls.iter().take_while(|_| guard.go_on()) {
                         reach.push(ReachFact {
                             global: global.clone(),
                             local: tpl.render_local(self.exp.local(t, l)),
@@ -411,6 +412,7 @@ impl<'p> Oracle<'p> {
                 edges.sort_unstable();
                 let guarantee = edges
                     .iter()
+                    .take_while(|_| guard.go_on())
                     .map(|(a, b)| GuaranteeEdge {
                         from: prog.globals.render(self.exp.globals.get(*a)),
                         to: prog.globals.render(self.exp.globals.get(*b)),
@@ -506,9 +508,9 @@ impl<'p> AbstractFixpoint<'p> for Oracle<'p> {
         stats
     }
 
-    fn invariant(&self) -> Invariant {
+    fn invariant(&self, guard: &RenderGuard) -> Invariant {
         Invariant {
-            form: InvariantForm::ThreadModular(self.summaries()),
+            form: InvariantForm::ThreadModular(self.summaries(guard)),
             globals: self.exp.prog.globals.clone(),
             blocks: false,
         }

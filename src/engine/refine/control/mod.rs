@@ -31,6 +31,7 @@ mod path;
 
 use super::abstract_report;
 use crate::engine::error::CheckError;
+use crate::engine::render_guard::RenderGuard;
 use crate::engine::result::{
     AbstractProduct, Invariant, InvariantForm, Outcome, RunReport, Stats, Trace,
 };
@@ -194,6 +195,11 @@ pub(crate) fn run(
     stats.push("transitions", fx.rule_applications);
     stats.push("fixpoint_s", round6(fixpoint_time));
     stats.push("refine_s", round6(refine_time));
+    let invariant = opts.show_invariant.then(|| {
+        let guard = RenderGuard::new(opts);
+        guard.finish(invariant(&exp, &fx, &part, &guard), false)
+    });
+    // After the rendering, so that its peak memory counts.
     stats.finish(start.elapsed());
     Ok(RunReport {
         blocks: None,
@@ -201,13 +207,18 @@ pub(crate) fn run(
         mode: Mode::Refine,
         outcomes,
         stats,
-        invariant: opts.show_invariant.then(|| invariant(&exp, &fx, &part)),
+        invariant,
         exceptions: None,
     })
 }
 
 /// The partition and γ as data, products ordered by their global store.
-fn invariant(exp: &Explorer, fx: &ControlFixpoint, part: &Partition) -> Invariant {
+fn invariant(
+    exp: &Explorer,
+    fx: &ControlFixpoint,
+    part: &Partition,
+    guard: &RenderGuard,
+) -> Invariant {
     let prog = exp.prog;
     let mut gamma = fx.products();
     gamma.sort_by(|((g, k), _), ((h, j), _)| {
@@ -215,6 +226,7 @@ fn invariant(exp: &Explorer, fx: &ControlFixpoint, part: &Partition) -> Invarian
     });
     let products = gamma
         .into_iter()
+        .take_while(|_| guard.go_on())
         .map(|((g, _), cands)| AbstractProduct {
             global: prog.globals.render(exp.globals.get(g)),
             threads: cands
