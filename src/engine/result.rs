@@ -8,6 +8,7 @@ use serde_json::Value;
 use std::time::Duration;
 
 mod invariant;
+pub(crate) use invariant::runs;
 pub use invariant::{
     AbstractProduct, ClassProduct, GuaranteeEdge, Invariant, InvariantForm, ReachFact,
     RefinedExceptions, ThreadClass, ThreadSummary,

@@ -9,8 +9,9 @@
 //! 13.5 MB file that cartesian-exc took over 60 s to read back).
 
 use crate::engine::result::{RefinedExceptions, Store};
-use serde::{Serialize, Serializer};
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
@@ -58,27 +59,43 @@ impl<'a> Entries<'a> {
 
 impl Serialize for Entries<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        #[derive(Serialize)]
-        struct Entry<'a> {
-            when: String,
-            threads: Threads<'a>,
-        }
-        struct Threads<'a>(&'a [String], &'a [u32], &'a [String]);
-        impl Serialize for Threads<'_> {
+        s.collect_seq(self.e.product_parts().map(|(global, ids)| Entry {
+            when: conjunction(global),
+            names: self.e.threads(),
+            ids: RefCell::new(Some(ids)),
+            disjunctions: &self.disjunctions,
+        }))
+    }
+}
+
+/// One entry: `{"when": …, "threads": {name: disjunction, …}}`.
+struct Entry<'a, I> {
+    when: String,
+    names: &'a [String],
+    /// Each thread's component, read once, as the entry is written.
+    ids: RefCell<Option<I>>,
+    disjunctions: &'a [String],
+}
+
+impl<I: Iterator<Item = u32>> Serialize for Entry<'_, I> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        struct Threads<'b, I>(&'b Entry<'b, I>);
+        impl<I: Iterator<Item = u32>> Serialize for Threads<'_, I> {
             fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                let Threads(names, components, disjunctions) = *self;
+                let e = self.0;
+                let ids = e.ids.borrow_mut().take().into_iter().flatten();
                 s.collect_map(
-                    names
+                    e.names
                         .iter()
-                        .zip(components)
-                        .map(|(name, &c)| (name, &disjunctions[c as usize])),
+                        .zip(ids)
+                        .map(|(name, c)| (name, &e.disjunctions[c as usize])),
                 )
             }
         }
-        s.collect_seq(self.e.product_parts().map(|(global, components)| Entry {
-            when: conjunction(global),
-            threads: Threads(self.e.threads(), components, &self.disjunctions),
-        }))
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("when", &self.when)?;
+        m.serialize_entry("threads", &Threads(self))?;
+        m.end()
     }
 }
 

@@ -168,7 +168,7 @@ fn compare(prog: &Program) -> Result<bool, TestCaseError> {
         // E read back per thread (what refine answers with) is the same
         // set of products on both paths.
         let expanded = s
-            .exception_set()
+            .exception_set(&crate::engine::Budget::new(&opts))
             .ok_or_else(|| TestCaseError::fail("a small E reads back"))?;
         prop_assert_eq!(rendered(&expanded), rendered(&c.exception_set()));
     }
@@ -284,4 +284,22 @@ fn the_state_budget_stops_the_class_path_exactly() {
     };
     let r = engine::check(&prog, Mode::CartesianExc, &opts).unwrap();
     assert_eq!(r.verdict(), Verdict::Safe);
+}
+
+/// E read back per thread (refine's answer) stops at the memory budget:
+/// `None`, and the per-thread path takes over under its own checks.
+#[test]
+fn reading_e_back_per_thread_stops_at_the_memory_budget() {
+    let prog = common::load_value(&crate::families::lock(2048, 1));
+    let opts = CheckOptions::default();
+    let s = Symmetric::compute(&prog, &opts).unwrap().expect("classes");
+    let budget = |max_memory_bytes| {
+        engine::Budget::new(&CheckOptions {
+            max_memory_bytes,
+            ..CheckOptions::default()
+        })
+    };
+    let e = s.exception_set(&budget(None)).expect("within the budget");
+    assert_eq!(e.len(), 2048);
+    assert!(s.exception_set(&budget(Some(1))).is_none());
 }

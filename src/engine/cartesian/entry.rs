@@ -8,7 +8,7 @@ use super::{Cartesian, Exceptions};
 use crate::engine::abstract_report;
 use crate::engine::error::CheckError;
 use crate::engine::result::{RefinedExceptions, RunReport};
-use crate::engine::{CheckOptions, Mode, Verdict};
+use crate::engine::{Budget, CheckOptions, Mode, Verdict};
 use crate::program::Program;
 use std::time::Instant;
 
@@ -74,8 +74,10 @@ pub(crate) fn run_with_exceptions(
             if !proves_every_property(&report) {
                 return Ok((report, None));
             }
-            // Too large to read back per thread: the per-thread path below.
-            if let Some(exceptions) = s.exception_set() {
+            // Too large to read back per thread, or past the time or
+            // memory budget while it is: the per-thread path below, whose
+            // own budget checks stop it there.
+            if let Some(exceptions) = s.exception_set(&Budget::new(opts)) {
                 return Ok((report, Some(exceptions)));
             }
         }

@@ -6,7 +6,7 @@
 use super::Cartesian;
 use crate::engine::exceptions::{BitSet, Product};
 use crate::engine::render_guard::RenderGuard;
-use crate::engine::result::{AbstractProduct, InvariantForm, RefinedExceptions, Store};
+use crate::engine::result::{AbstractProduct, InvariantForm, RefinedExceptions, Store, runs};
 use crate::program::Explorer;
 use rustc_hash::FxHashMap;
 #[cfg(test)]
@@ -154,7 +154,8 @@ pub(crate) struct ExceptionsBuilder<'e, 'p> {
     /// Per template: its components' ids.
     component_ids: Vec<FxHashMap<BitSet, u32>>,
     globals: FxHashMap<u32, Store>,
-    products: Vec<(Store, Vec<u32>)>,
+    /// Per product its global store and its components as runs.
+    products: Vec<(Store, Vec<(u32, u32)>)>,
 }
 
 impl<'e, 'p> ExceptionsBuilder<'e, 'p> {
@@ -201,7 +202,7 @@ impl<'e, 'p> ExceptionsBuilder<'e, 'p> {
             .entry(g)
             .or_insert_with(|| exp.prog.globals.render(exp.globals.get(g)))
             .clone();
-        self.products.push((global, components));
+        self.products.push((global, runs(&components)));
     }
 
     pub(crate) fn finish(self) -> RefinedExceptions {

@@ -9,7 +9,6 @@
 //! and rounds.
 
 use super::symmetric::Symmetric;
-use crate::engine::Mode;
 use crate::engine::abstract_report::{self, AbstractFixpoint, Decide, Found};
 use crate::engine::cartesian::query::ExceptionsBuilder;
 use crate::engine::exceptions::BitSet;
@@ -19,6 +18,7 @@ use crate::engine::result::{
     ClassProduct, Invariant, InvariantForm, Limit, RefinedExceptions, Stats, ThreadClass, Witness,
     WitnessThread,
 };
+use crate::engine::{Budget, Mode};
 use crate::program::{EvalError, Explorer};
 
 /// Thread cells (products × threads) that E read back per thread may
@@ -31,8 +31,9 @@ impl<'p> Symmetric<'p> {
     /// antichain the per-thread path computes (Prop. 3: the maximal
     /// products of a union closed under permuting a class's threads are
     /// closed under it too; `orbits_agree_with_the_per_thread_antichain`).
-    /// `None` when it would take more than `MAX_EXPANDED_CELLS`.
-    pub(crate) fn exception_set(&self) -> Option<RefinedExceptions> {
+    /// `None` when it would take more than `MAX_EXPANDED_CELLS`, or the
+    /// time or memory `budget` runs out while it is made.
+    pub(crate) fn exception_set(&self, budget: &Budget) -> Option<RefinedExceptions> {
         let threads = self.exp.prog.threads.len() as u64;
         if self.exceptions.size().saturating_mul(threads) > MAX_EXPANDED_CELLS {
             return None;
@@ -40,6 +41,7 @@ impl<'p> Symmetric<'p> {
         let mut gs: Vec<u32> = self.exceptions.by_global.keys().copied().collect();
         gs.sort_by(|a, b| self.exp.globals.get(*a).cmp(self.exp.globals.get(*b)));
         let mut out = ExceptionsBuilder::new(&self.exp);
+        let mut pushed = 0u64;
         for g in gs {
             for o in self.exceptions.orbits(g) {
                 // Per class: its groups' component ids and arrangements.
@@ -63,6 +65,10 @@ impl<'p> Symmetric<'p> {
                         })
                         .collect();
                     out.push(g, member);
+                    pushed += 1;
+                    if pushed.is_multiple_of(1024) && budget.exceeded_now(0, usize::MAX).is_some() {
+                        return None;
+                    }
                     let mut k = classes.len();
                     loop {
                         if k == 0 {

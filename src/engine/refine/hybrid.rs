@@ -177,6 +177,10 @@ pub(super) const MAX_MODEL_ERRORS: usize = 64;
 /// A post refused: the state budget is spent (`Pending::cap`).
 pub(super) const FULL: &str = "the state budget is spent";
 
+/// A post stopped: the time or memory budget ran out (`Hybrid::stopped`
+/// says which).
+const OUT_OF_BUDGET: &str = "a budget ran out";
+
 pub(crate) const OUTSIDE_RANGES: &str = "internal error: a step of the abstraction left the value ranges weft inferred; please report this model";
 
 /// The successors looked up for one source, per thread: which local stores
@@ -215,6 +219,10 @@ pub(super) enum Work {
 /// The state of one fixpoint computation besides its result.
 pub(super) struct Pending<'a> {
     precise: &'a FxHashSet<u32>,
+    /// Read within a post too: one post of a product of thousands of
+    /// threads adds thousands of products (simple-bool(2000): hundreds of
+    /// MiB between two work items).
+    budget: &'a Budget,
     /// `--max-states`: the posts this round may make (what the rounds
     /// before spent is taken off), checked at every post so that the run
     /// stops exactly at the budget.
@@ -294,6 +302,7 @@ impl Hybrid {
             .collect();
         let mut q = Pending {
             precise,
+            budget,
             cap: budget
                 .max_states()
                 .map_or(u64::MAX, |m| m.saturating_sub(budget.spent()) as u64),
@@ -413,6 +422,7 @@ impl Hybrid {
                     FULL => budget
                         .states_ran_out()
                         .map(|w| format!("{w} ({spent} posts)")),
+                    OUT_OF_BUDGET => self.stopped.take(),
                     _ => Some(why.into()),
                 };
                 return;
@@ -443,6 +453,16 @@ impl Hybrid {
             // Another component empty: the product is empty.
             if empty.iter().any(|&u| u != t) {
                 continue;
+            }
+            // Time and memory only (0 states): the state budget is `cap`,
+            // checked at each post so that a run stops exactly there. Every
+            // 64 threads: a clock read per thread cost simple-bool(400) 10%.
+            if t % 64 == 63
+                && let Some(why) = q.budget.exceeded_now(0, usize::MAX)
+            {
+                let spent = q.budget.spent() + self.posts as usize;
+                self.stopped = Some(format!("{why} ({spent} posts)"));
+                return Err(OUT_OF_BUDGET);
             }
             for l in source[t].iter() {
                 if !cache.seen[t].insert(l) {
