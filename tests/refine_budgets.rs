@@ -6,16 +6,14 @@
 
 mod cli;
 
-use cli::weft;
+use cli::{generated, json_lines, weft};
 
 #[test]
 fn refine_on_thousands_of_threads_stops_at_its_memory_budget_by_itself() {
-    let dir = std::env::temp_dir().join(format!("weft-refine-budgets-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let model = dir.join("simple-bool-3000.json");
-    let generated = weft(&["gen", "simple-bool", "--threads", "3000"]);
-    assert_eq!(generated.code, Some(0), "{}", generated.stderr);
-    std::fs::write(&model, generated.stdout).unwrap();
+    let model = generated(
+        "simple-bool-3000.json",
+        &["simple-bool", "--threads", "3000"],
+    );
     let run = weft(&[
         "check",
         model.to_str().unwrap(),
@@ -27,11 +25,7 @@ fn refine_on_thousands_of_threads_stops_at_its_memory_budget_by_itself() {
         "json",
     ]);
     assert_eq!(run.code, Some(3), "{}", run.stderr);
-    let lines: Vec<serde_json::Value> = run
-        .stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = json_lines(&run.stdout);
     let (summary, properties) = lines.split_last().unwrap();
     assert_eq!(properties.len(), 4, "{}", run.stdout);
     for p in properties {

@@ -6,18 +6,8 @@
 
 mod cli;
 
-use cli::weft;
-use std::path::{Path, PathBuf};
-
-fn simple_400() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("weft-show-invariant-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("simple-400.json");
-    let model = weft(&["gen", "simple", "--threads", "400"]);
-    assert_eq!(model.code, Some(0), "{}", model.stderr);
-    std::fs::write(&path, model.stdout).unwrap();
-    path
-}
+use cli::{generated, json_lines, weft};
+use std::path::Path;
 
 fn run(model: &Path, format: &str) -> cli::Run {
     weft(&[
@@ -36,14 +26,10 @@ fn run(model: &Path, format: &str) -> cli::Run {
 
 #[test]
 fn an_invariant_past_the_memory_budget_is_not_shown_and_the_verdicts_stand() {
-    let model = simple_400();
+    let model = generated("simple-400.json", &["simple", "--threads", "400"]);
     let json = run(&model, "json");
     assert_eq!(json.code, Some(0), "{}", json.stderr);
-    let lines: Vec<serde_json::Value> = json
-        .stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = json_lines(&json.stdout);
     let (summary, properties) = lines.split_last().unwrap();
     assert_eq!(properties.len(), 4, "{}", json.stdout);
     for p in properties {
