@@ -280,3 +280,53 @@ fn the_models_own_exception_set_is_tried_first() {
     let total = secs("time_s").unwrap_or(0.0) + 3e-6;
     assert!(first > 0.0 && total >= parts, "{:?}", r.stats);
 }
+
+/// Deciding the properties on a fixpoint reads the time budget, and stops
+/// past it with why (simple-bool(2000): 3 s there, unread, which took a
+/// run past the watchdog's grace and lost what it found).
+#[test]
+fn deciding_on_a_fixpoint_stops_at_the_time_budget() {
+    use crate::engine::Budget;
+    use crate::engine::cartesian::Cartesian;
+    use crate::engine::exceptions::Product;
+    use crate::engine::refine::hybrid::{Extent, Hybrid};
+    use crate::engine::refine::{Alarm, decide};
+    use crate::program::ranges::Ranges;
+    use rustc_hash::FxHashSet;
+    use std::time::{Duration, Instant};
+    let prog = common::load_value(&crate::families::simple(4, true));
+    let ranges = Ranges::infer(&prog);
+    let (mut exp, universe) = Cartesian::explorer(&prog, &ranges).unwrap();
+    let unbounded = Budget::new(&CheckOptions::default());
+    let mut no_alarm = |_: &Explorer, _: u32, _: &Product| false;
+    let mut round = |exp: &mut Explorer, precise: &FxHashSet<u32>| {
+        Hybrid::round(
+            None,
+            exp,
+            &universe,
+            precise,
+            &unbounded,
+            &mut no_alarm,
+            Extent::Complete,
+        )
+    };
+    // Every store precise: D holds a product per thread state or so.
+    let cartesian = round(&mut exp, &FxHashSet::default());
+    let precise = cartesian.cart.keys().copied().collect();
+    let h = round(&mut exp, &precise);
+    assert!(h.precise_size() >= 16, "{}", h.precise_size());
+    let deciders = engine::deciders(&prog, &[0], Mode::Refine).unwrap();
+    let past = Budget::new(&CheckOptions {
+        timeout: Some(Duration::from_secs(1)),
+        started: Instant::now().checked_sub(Duration::from_secs(2)),
+        ..CheckOptions::default()
+    });
+    match decide(&exp, &h, &deciders[0], &past) {
+        Alarm::Stopped(why) => assert!(why.starts_with("time budget of 1 s exhausted"), "{why}"),
+        _ => panic!("decided past the time budget"),
+    }
+    assert!(!matches!(
+        decide(&exp, &h, &deciders[0], &unbounded),
+        Alarm::Stopped(_)
+    ));
+}
