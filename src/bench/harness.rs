@@ -565,14 +565,14 @@ mod tests {
             timeout: Some(Duration::ZERO),
             ..CheckOptions::default()
         });
-        let why = time.exceeded_now(0, usize::MAX).expect("out of time");
+        let why = time.time_or_memory_exceeded().expect("out of time");
         assert_eq!(stop_cause(&why), Some(StopCause::Time), "{why}");
 
         let memory = budget(CheckOptions {
             max_memory_bytes: Some(1024),
             ..CheckOptions::default()
         });
-        let why = memory.exceeded_now(0, usize::MAX).expect("over 1 KiB");
+        let why = memory.time_or_memory_exceeded().expect("over 1 KiB");
         assert_eq!(stop_cause(&why), Some(StopCause::Memory), "{why}");
 
         assert_eq!(stop_cause("the predicate is refused"), None);

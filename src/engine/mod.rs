@@ -274,6 +274,12 @@ impl Budget {
         self.check(states, false).or_else(|| self.out_of_time())
     }
 
+    /// `exceeded_now` for the time and memory budgets alone, for callers
+    /// that count no states (or enforce the state budget themselves).
+    pub(crate) fn time_or_memory_exceeded(&self) -> Option<String> {
+        self.exceeded_now(0, usize::MAX)
+    }
+
     fn out_of_time(&self) -> Option<String> {
         match (self.deadline, self.timeout) {
             (Some(d), Some(t)) if Instant::now() >= d => self.ran_out(

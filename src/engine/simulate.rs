@@ -136,7 +136,7 @@ pub(crate) fn run(prog: &Program, opts: &SimulateOptions) -> Result<SimulationRe
         let end = loop {
             looked += 1;
             if looked.is_multiple_of(POLL_EVERY as usize)
-                && let Some(why) = budget.exceeded_now(0, usize::MAX)
+                && let Some(why) = budget.time_or_memory_exceeded()
             {
                 stopped = Some(why);
                 break End::Bound;

@@ -66,7 +66,7 @@ impl<'p> Symmetric<'p> {
                         .collect();
                     out.push(g, member);
                     pushed += 1;
-                    if pushed.is_multiple_of(1024) && budget.exceeded_now(0, usize::MAX).is_some() {
+                    if pushed.is_multiple_of(1024) && budget.time_or_memory_exceeded().is_some() {
                         return None;
                     }
                     let mut k = classes.len();

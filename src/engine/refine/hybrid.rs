@@ -454,11 +454,11 @@ impl Hybrid {
             if empty.iter().any(|&u| u != t) {
                 continue;
             }
-            // Time and memory only (0 states): the state budget is `cap`,
-            // checked at each post so that a run stops exactly there. Every
+            // Time and memory only: the state budget is `cap`, checked at
+            // each post so that a run stops exactly there. Every
             // 64 threads: a clock read per thread cost simple-bool(400) 10%.
             if t % 64 == 63
-                && let Some(why) = q.budget.exceeded_now(0, usize::MAX)
+                && let Some(why) = q.budget.time_or_memory_exceeded()
             {
                 let spent = q.budget.spent() + self.posts as usize;
                 self.stopped = Some(format!("{why} ({spent} posts)"));

@@ -375,7 +375,7 @@ pub(crate) fn decide(exp: &Explorer, h: &Hybrid, decider: &Decider, budget: &Bud
     let mut out_of_budget = || {
         seen = seen.wrapping_add(1);
         seen.is_multiple_of(16)
-            .then(|| budget.exceeded_now(0, usize::MAX))
+            .then(|| budget.time_or_memory_exceeded())
             .flatten()
     };
     for g in gs {
