@@ -37,7 +37,7 @@ pub(crate) use query::ProductValues;
 pub(crate) use query::{abstract_product, refined_exceptions};
 
 use super::error::CheckError;
-use super::exceptions::{BitSet, ExceptionSet, Product, Subtraction};
+use super::exceptions::{Admitted, BitSet, ExceptionSet, Product, Subtraction, enumerate};
 use super::result::Limit;
 use super::{Budget, CheckOptions};
 use crate::program::ranges::Ranges;
@@ -198,11 +198,10 @@ impl<'p> Cartesian<'p> {
             Exceptions::Empty => ExceptionSet::default(),
             Exceptions::Model if prog.exceptions.is_empty() => ExceptionSet::default(),
             Exceptions::Model => {
-                let stores = enumerate(&ranges.globals, MAX_GLOBALS)
+                let at = Admitted::new(prog, &ranges.globals, &mut exp.globals, MAX_GLOBALS)
                     .ok_or(CheckError::ExceptionsTooWide { max: MAX_GLOBALS })?;
-                let gs: Vec<u32> = stores.iter().map(|s| exp.globals.intern(s)).collect();
                 let mut stop = |products| budget.exceeded_now(products, usize::MAX);
-                let (set, why) = ExceptionSet::from_entries(&exp, &gs, &universe, &mut stop)
+                let (set, why) = ExceptionSet::from_entries(&exp, &at, &universe, &mut stop)
                     .map_err(|e| CheckError::Evaluation {
                         what: super::error::EXCEPTION_SET.into(),
                         message: *e.0,
@@ -501,27 +500,4 @@ impl Posted {
             excepted: vec![FxHashMap::default(); like.len()],
         }
     }
-}
-
-/// Every store over the slot domains, in mixed-radix order; `None` if there
-/// are more than `limit`.
-pub(crate) fn enumerate(domains: &[(i64, i64)], limit: usize) -> Option<Vec<Vec<Val>>> {
-    let total: f64 = domains.iter().map(|(a, b)| (b - a + 1) as f64).product();
-    if total > limit as f64 {
-        return None;
-    }
-    let mut out: Vec<Vec<Val>> = vec![Vec::with_capacity(domains.len())];
-    for &(lo, hi) in domains {
-        out = out
-            .into_iter()
-            .flat_map(|s| {
-                (lo..=hi).map(move |v| {
-                    let mut s = s.clone();
-                    s.push(v as Val);
-                    s
-                })
-            })
-            .collect();
-    }
-    Some(out)
 }

@@ -29,10 +29,11 @@ pub enum CheckError {
         message: String,
     },
     /// The exception set's entries cannot be instantiated: the global
-    /// stores they range over (every store the globals can hold, whatever
-    /// the entries' `when`) are more than `max`.
+    /// stores they are instantiated at (per entry, the stores its `when`'s
+    /// comparisons of a global with a constant admit, within the values the
+    /// globals can hold) are more than `max`.
     #[error(
-        "the exception entries range over more than {max} global stores (the values the globals can hold, as far as weft can bound them, hidden scheduler state included); restrict the model's globals, or check it without an exception set"
+        "the exception entries admit more than {max} global stores (the values the globals can hold, as far as weft can bound them, hidden scheduler state included, narrowed by each entry's `when`); pin more globals in the entries' `when` (`x == 1 && y <= 2`), restrict the model's globals, or check it without an exception set"
     )]
     ExceptionsTooWide {
         /// The most global stores instantiated.

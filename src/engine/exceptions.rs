@@ -4,9 +4,11 @@
 //! heart of Props. 8 and 9: α_c(P \ E(g)) for a product P, computed from the
 //! restrictions E_{j,r} without enumerating P.
 
+mod admitted;
 mod bitset;
 pub(crate) mod orbits;
 
+pub(crate) use admitted::{Admitted, enumerate};
 pub(crate) use bitset::BitSet;
 
 use crate::program::{CExpr, Ctx, EvalError, ExceptionShape, Explorer, Val};
@@ -52,15 +54,15 @@ impl ExceptionSet {
         self.by_global.values().map(Vec::len).sum()
     }
 
-    /// Builds E from the model's exception entries. `all_globals` are the
-    /// global stores over which entries are instantiated (interned in `exp`);
+    /// Builds E from the model's exception entries, each at the global
+    /// stores `at` admits it at (interned in `exp`);
     /// `universe[t]` is the number of local stores of thread t's template.
     /// `stop` is asked, with the number of products so far, before each
     /// entry at each global store; when it answers `Some(reason)` the instantiation ends
     /// there and the reason is returned beside the partial set.
     pub(crate) fn from_entries<'p>(
         exp: &Explorer<'p>,
-        all_globals: &[u32],
+        at: &Admitted,
         universe: &[usize],
         stop: &mut dyn FnMut(usize) -> Option<String>,
     ) -> Result<(ExceptionSet, Option<String>), EvalError> {
@@ -94,10 +96,12 @@ impl ExceptionSet {
             }
         }
         let mut sats: Vec<Option<BitSet>> = vec![None; by_shape.len()];
-        for &g in all_globals {
+        let mut entries = Vec::new();
+        for &g in &at.gs {
             sats.iter_mut().for_each(|s| *s = None);
             let gs = exp.globals.get(g);
-            for entry in &prog.exceptions {
+            at.entries_at(g, &mut entries);
+            for entry in entries.iter().map(|&e| &prog.exceptions[e]) {
                 if let Some(why) = stop(products_so_far) {
                     return Ok((set, Some(why)));
                 }

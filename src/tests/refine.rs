@@ -152,6 +152,11 @@ proptest! {
 
 /// The saved exception set, given to cartesian-exc, proves the model alone.
 fn assert_saved_set_proves(path: &std::path::Path) {
+    assert_saved_set_proves_with(path, &[]);
+}
+
+/// As `assert_saved_set_proves`, both runs given `args` too.
+fn assert_saved_set_proves_with(path: &std::path::Path, args: &[&str]) {
     let dir = common::temp_dir("refine-save");
     let saved = dir.join(format!(
         "{}.exceptions.json",
@@ -165,6 +170,7 @@ fn assert_saved_set_proves(path: &std::path::Path) {
             .unwrap()
             .args(["check", path.to_str().unwrap(), "--mode", mode, flag])
             .arg(&saved)
+            .args(args)
             .output()
             .unwrap();
         assert_eq!(
@@ -183,6 +189,20 @@ fn shipped_safe_models_are_proved_and_the_saved_set_reproves_them() {
         let r = check(&prog, Mode::Refine);
         assert_eq!(r.verdict(), Verdict::Safe, "{name}: {}", r.to_text());
         assert_saved_set_proves(&common::models_dir().join(name));
+    }
+}
+
+/// A saved set pins every global of each entry's store (`x == 1 && t[0]
+/// == 2 && ...`), and cartesian-exc instantiates each entry at that store
+/// only. These two were refused before (the BEEM globals' ranges hold more
+/// than 2^20 stores, and every store was enumerated whatever the `when`).
+#[test]
+fn saved_sets_of_beem_instances_reprove_them() {
+    for name in ["mcs.2.dve", "mcs.4.dve"] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/beem/dve")
+            .join(name);
+        assert_saved_set_proves_with(&path, &["--error", "count(*: @CS) >= 2"]);
     }
 }
 

@@ -15,7 +15,7 @@
 //! antichain of orbits, keeps the per-thread path (`None`).
 
 use crate::engine::exceptions::orbits::{self, MAX_GROUPS, Orbit};
-use crate::engine::exceptions::{BitSet, local_pred};
+use crate::engine::exceptions::{Admitted, BitSet, local_pred};
 use crate::program::fire::uses_tid;
 use crate::program::{CExpr, Ctx, EvalError, ExceptionShape, Explorer, Program};
 use rustc_hash::FxHashMap;
@@ -156,14 +156,14 @@ impl OrbitSet {
             .fold(0, u64::saturating_add)
     }
 
-    /// E from the model's entries at the global stores `gs`, as
+    /// E from the model's entries at the global stores `at` admits, as
     /// `ExceptionSet::from_entries` builds it per thread. `Ok(None)`: E is
     /// not a maximized antichain of orbits this module can vouch for (the
     /// caller takes the per-thread path). `stop` as there, with the number
     /// of orbits so far.
     pub(crate) fn from_entries(
         exp: &Explorer,
-        gs: &[u32],
+        at: &Admitted,
         classes: &Classes,
         universe: &[usize],
         stop: &mut dyn FnMut(usize) -> Option<String>,
@@ -174,8 +174,10 @@ impl OrbitSet {
         let full: Vec<BitSet> = (0..classes.len())
             .map(|k| BitSet::full(universe[classes.rep(k)]))
             .collect();
-        for &g in gs {
+        let mut entries = Vec::new();
+        for &g in &at.gs {
             let store = exp.globals.get(g);
+            at.entries_at(g, &mut entries);
             // The local stores satisfying a predicate, per (class, predicate).
             let mut sats: FxHashMap<(usize, *const CExpr), BitSet> = FxHashMap::default();
             let mut sat = |k: usize, e: &CExpr| -> Result<BitSet, EvalError> {
@@ -193,7 +195,7 @@ impl OrbitSet {
                 Ok(b)
             };
             let mut here: Vec<Orbit> = Vec::new();
-            for entry in &prog.exceptions {
+            for entry in entries.iter().map(|&e| &prog.exceptions[e]) {
                 if let Some(why) = stop(so_far) {
                     return Ok(Some((set, Some(why))));
                 }

@@ -130,6 +130,7 @@ pub(super) fn unfinished_reason(why: &str) -> String {
 
 pub(super) fn proved_reason(exception_products: impl std::fmt::Display) -> String {
     format!(
-        "proved: no error state in the Cartesian invariant with {exception_products} exception products"
+        "proved: no error state in the Cartesian invariant with {}",
+        crate::words::count(exception_products, "exception product")
     )
 }

@@ -13,8 +13,9 @@
 //! grows with the number of threads but the property decision.
 
 use super::classes::{Classes, OrbitSet};
-use super::{Cartesian, FULL, MAX_GLOBALS, checked_successors, count_post, enumerate};
+use super::{Cartesian, FULL, MAX_GLOBALS, checked_successors, count_post};
 use crate::engine::error::CheckError;
+use crate::engine::exceptions::Admitted;
 use crate::engine::exceptions::BitSet;
 use crate::engine::exceptions::orbits::{self, Orbit};
 use crate::engine::result::Limit;
@@ -105,11 +106,10 @@ impl<'p> Symmetric<'p> {
             if prog.exceptions.is_empty() {
                 OrbitSet::default()
             } else {
-                let stores = enumerate(&ranges.globals, MAX_GLOBALS)
+                let at = Admitted::new(prog, &ranges.globals, &mut exp.globals, MAX_GLOBALS)
                     .ok_or(CheckError::ExceptionsTooWide { max: MAX_GLOBALS })?;
-                let gs: Vec<u32> = stores.iter().map(|s| exp.globals.intern(s)).collect();
                 let mut stop = |orbits| budget.exceeded_now(orbits, usize::MAX);
-                let built = OrbitSet::from_entries(&exp, &gs, &classes, &universe, &mut stop)
+                let built = OrbitSet::from_entries(&exp, &at, &classes, &universe, &mut stop)
                     .map_err(|e| CheckError::Evaluation {
                         what: "the exception set".into(),
                         message: *e.0,

@@ -123,7 +123,7 @@ impl Counters {
             }
             let mut stores = Vec::new();
             for boxes in ranges.local_boxes(template) {
-                stores.extend(crate::engine::cartesian::enumerate(
+                stores.extend(crate::engine::exceptions::enumerate(
                     boxes,
                     MAX_DOMAIN - stores.len(),
                 )?);
