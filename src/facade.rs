@@ -267,7 +267,15 @@ impl Model {
             &crate::promela::Options {
                 properties: properties.to_vec(),
             },
-        )?;
+        )
+        .map_err(|e| match e {
+            // A DVE model's transition is named by its DVE line.
+            PromelaError::Rendezvous { path, label } => PromelaError::Rendezvous {
+                path: self.place(&path),
+                label,
+            },
+            e => e,
+        })?;
         Ok(Promela {
             text: out.text,
             warnings: out.warnings,

@@ -544,22 +544,20 @@ fn convert_promela(
     params: &[(String, i64)],
     properties: Vec<String>,
 ) -> Result<u8, Failure> {
-    let prog = if Model::is_dve_path(model) {
-        let (value, warnings) = Model::dve_to_json(model, error)?;
-        for w in warnings {
+    let prog = Model::load_with(
+        model,
+        &LoadOptions {
+            params: params.to_vec(),
+            error: error.map(str::to_string),
+            ..LoadOptions::default()
+        },
+    )?;
+    if Model::is_dve_path(model) {
+        // The translation's warnings (a weft/1 model's are `weft check`'s).
+        for w in prog.warnings() {
             eprintln!("warning: {w}");
         }
-        Model::from_json_with_params(&value.to_string(), &model.display().to_string(), params)?
-    } else {
-        Model::load_with(
-            model,
-            &LoadOptions {
-                params: params.to_vec(),
-                error: error.map(str::to_string),
-                ..LoadOptions::default()
-            },
-        )?
-    };
+    }
     let out = prog
         .to_promela(&properties)
         .map_err(|e| Failure::Message(format!("error: {}: {e}", model.display())))?;

@@ -168,7 +168,8 @@ fn error_and_exceptions_options_go_together() {
 /// Found by fuzzing (2026-11-28): refusals outside the loader that did not
 /// name the file they are about — the Promela export of a model with
 /// rendezvous, and a failing predicate of an `--exceptions` file (which
-/// named the model instead).
+/// named the model instead). A DVE model's transition is named by its
+/// line in the DVE text.
 #[test]
 fn refusals_after_loading_name_their_file() {
     let dve = concat!(
@@ -182,7 +183,14 @@ fn refusals_after_loading_name_their_file() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("lann.1.dve: threads["), "{err}");
+    // At the DVE transition (line 40: `wait -> got_msg {sync link_0_out?v; }`),
+    // not at its translation's path (audit of issue 15).
+    assert!(
+        err.contains(
+            "lann.1.dve: the transition at line 40, column 2 (`wait->got_msg`) is a rendezvous"
+        ),
+        "{err}"
+    );
 
     let exceptions = temp_path("exceptions");
     std::fs::write(

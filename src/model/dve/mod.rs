@@ -50,6 +50,19 @@ impl SourceMap {
         self.spans.push((path, span, what));
     }
 
+    /// Where the part of the translation at `path` comes from in the DVE
+    /// text: "line L, column C" of its construct (exactly `path`'s, else
+    /// the innermost one holding it).
+    pub(crate) fn place(&self, path: &str) -> Option<String> {
+        let (_, span, _) = self
+            .spans
+            .iter()
+            .filter(|(p, ..)| within(path, p))
+            .max_by_key(|(p, ..)| p.len())?;
+        let (line, col) = line_col(&self.text, span.start);
+        Some(format!("line {line}, column {col}"))
+    }
+
     /// Re-points a diagnostic about the translated model at the DVE text:
     /// the DVE construct it came from, with the translation as a note.
     pub(crate) fn relocate(&self, d: Box<Diagnostic>) -> Box<Diagnostic> {
@@ -59,15 +72,10 @@ impl SourceMap {
             d.path = "--error".into();
             return d;
         }
-        let within = |p: &str| {
-            d.path == p
-                || d.path.starts_with(&format!("{p}."))
-                || d.path.starts_with(&format!("{p}["))
-        };
         let Some((_, span, what)) = self
             .spans
             .iter()
-            .filter(|(p, ..)| within(p))
+            .filter(|(p, ..)| within(&d.path, p))
             .max_by_key(|(p, ..)| p.len())
         else {
             return d;
@@ -82,6 +90,12 @@ impl SourceMap {
         }
         Box::new(out)
     }
+}
+
+/// Is the JSON path `path` the part at `part` or inside it?
+fn within(path: &str, part: &str) -> bool {
+    path.strip_prefix(part)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
 }
 
 /// A DVE model translated to weft/1.

@@ -76,7 +76,11 @@ fn load_any_with_names(
     let (value, warnings, map) = translate(path, error, divine_errors)?;
     let loaded = load_with_names(&value.to_string(), &file, params);
     let (mut prog, names) = match (loaded, map) {
-        (Ok(p), _) => p,
+        (Ok(mut p), Some(map)) => {
+            p.0.locate_syncs(&map);
+            p
+        }
+        (Ok(p), None) => p,
         (Err(d), Some(map)) => return Err(map.relocate(d)),
         // The --error expression: the user's own text, positions intact,
         // not the model file's `properties[0]` it stands in for.
@@ -157,6 +161,7 @@ pub(crate) fn load_dve_str(
     let mut model = load_with_names(&t.model.to_string(), file, params)
         .map_err(|d| t.map.relocate(d))?
         .0;
+    model.locate_syncs(&t.map);
     model.warnings.splice(0..0, t.warnings);
     Ok(model)
 }

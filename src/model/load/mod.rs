@@ -263,6 +263,7 @@ impl<'a> Loader<'a> {
             program,
             expect,
             warnings: std::mem::take(&mut self.warnings),
+            places: Vec::new(),
         })
     }
 
