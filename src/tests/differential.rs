@@ -220,7 +220,17 @@ const EXC_PREDICATES: &[&str] = &[
     "!@L1",
     "true",
 ];
-const EXC_WHENS: &[Option<&str>] = &[None, Some("g0 == 0"), Some("g1 != 2")];
+/// Some narrow the stores an entry is instantiated at (a conjunction of
+/// comparisons of a global with a constant, `exceptions/admitted.rs`), some
+/// do not (a disjunction).
+const EXC_WHENS: &[Option<&str>] = &[
+    None,
+    Some("g0 == 0"),
+    Some("g1 != 2"),
+    Some("g0 == 1 && 0 == g1"),
+    Some("2 > g1 && g0 != 0 && g0 <= 1"),
+    Some("1 < g0 || g1 >= 2"),
+];
 
 /// Exception entries drawn from a small pool, so that predicates repeat
 /// across entries and threads: `(when, threads-"*" or one/others)`.
@@ -285,6 +295,9 @@ fn in_entries(entries: &[(usize, usize, Option<usize>)], g: &[Val], pcs: &[Strin
             None => true,
             Some("g0 == 0") => g[0] == 0,
             Some("g1 != 2") => g[1] != 2,
+            Some("g0 == 1 && 0 == g1") => g[0] == 1 && g[1] == 0,
+            Some("2 > g1 && g0 != 0 && g0 <= 1") => g[1] < 2 && g[0] != 0 && g[0] <= 1,
+            Some("1 < g0 || g1 >= 2") => g[0] > 1 || g[1] >= 2,
             Some(other) => unreachable!("{other}"),
         };
         when && match b {
