@@ -553,7 +553,9 @@ fn convert_promela(
         },
     )?;
     if Model::is_dve_path(model) {
-        // The translation's warnings (a weft/1 model's are `weft check`'s).
+        // The translation's warnings, and the loader's about the
+        // translated model (as `weft check` prints them); a weft/1 model's
+        // own warnings are left to `weft check`.
         for w in prog.warnings() {
             eprintln!("warning: {w}");
         }

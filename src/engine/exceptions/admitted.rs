@@ -15,14 +15,21 @@ use crate::program::ops::{BinOp, UnOp};
 use crate::program::{CExpr, Program, Val};
 use rustc_hash::FxHashMap;
 
+/// How many times `limit` the entries' boxes may hold in all (counting a
+/// store once per box) before they are given up for every store.
+const OVERLAP: usize = 8;
+
 /// An interval of values, as the range inference gives them.
 type Interval = (i64, i64);
 
 /// The global stores to instantiate an exception set at, and per store the
 /// entries to instantiate there.
 pub(crate) struct Admitted {
-    /// The stores, interned, in mixed-radix order of the ranges (the order
-    /// the instantiation has always taken, so E's products keep theirs).
+    /// The stores, interned, in mixed-radix order of the ranges, as when
+    /// every store was enumerated: E's products come out in the same order.
+    /// (Their ids are not the same: only these stores are interned before
+    /// the search, so where a fixpoint holds several alarms, the one
+    /// reported, at the lowest id, may be another.)
     pub(crate) gs: Vec<u32>,
     /// Entries whose `when` narrows nothing: instantiated at every store.
     everywhere: Vec<usize>,
@@ -32,8 +39,9 @@ pub(crate) struct Admitted {
 
 impl Admitted {
     /// The stores of the entries' boxes within the ranges `globals`,
-    /// interned in `interner`; `None` when more than `limit` stores are
-    /// needed.
+    /// interned in `interner`; `None` when more than `limit` distinct
+    /// stores are needed (every store of the ranges, if an entry narrows
+    /// nothing).
     pub(crate) fn new(
         prog: &Program,
         globals: &[Interval],
@@ -56,17 +64,24 @@ impl Admitted {
                 boxes.push((e, b));
             }
         }
+        // The boxes are enumerated one by one, a store held by several
+        // counted once; past `OVERLAP` times the limit in all, that costs
+        // more than trying every entry at every store, which is done then.
         let boxed: f64 = boxes.iter().map(|(_, b)| stores_in(b)).sum();
-        if boxed > limit as f64 {
-            // As many stores as the ranges hold, or more: the boxes would
-            // save nothing; every entry is tried everywhere instead.
+        if boxed > (OVERLAP * limit) as f64 {
             everywhere.extend(boxes.drain(..).map(|(e, _)| e));
             everywhere.sort_unstable();
+        }
+        if !everywhere.is_empty() && stores_in(globals) > limit as f64 {
+            return None;
         }
         let mut narrowed: FxHashMap<Vec<Val>, Vec<usize>> = FxHashMap::default();
         for (e, b) in &boxes {
             for store in enumerate(b, limit)? {
                 narrowed.entry(store).or_default().push(*e);
+            }
+            if narrowed.len() > limit {
+                return None;
             }
         }
         let gs: Vec<u32> = if everywhere.is_empty() {

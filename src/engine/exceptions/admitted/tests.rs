@@ -99,3 +99,19 @@ fn too_many_stores_are_refused() {
     let wide = vec![(0, 15); 6]; // 16^6 = 2^24 stores
     assert!(admitted(&prog, &wide).is_none());
 }
+
+#[test]
+fn a_store_in_several_boxes_counts_once() {
+    // Found by review: two entries' boxes of 600 × 1024 stores each, the
+    // same ones, were refused as 1,228,800 > 2^20.
+    let prog = program(
+        serde_json::json!({"x": {"type": "int", "min": 0, "max": 2, "init": 0}}),
+        serde_json::json!([
+            {"when": "x < 600", "threads": {"*": "@A"}},
+            {"when": "x < 600", "threads": {"*": "@A"}}
+        ]),
+    );
+    let stores = admitted(&prog, &[(0, 1023), (0, 1023)]).expect("614,400 stores");
+    assert_eq!(stores.len(), 600 * 1024);
+    assert!(stores.iter().all(|(_, entries)| entries == &[0, 1]));
+}
