@@ -12,10 +12,12 @@
 //!   types), polynomial in n for a fixed predicate.
 
 mod counted;
+mod witness;
 
 use crate::program::{CExpr, Ctx, EvalError, Explorer, Program, StateView, Val};
 pub(crate) use counted::CountedLayout;
 use rustc_hash::FxHashMap;
+pub(crate) use witness::WitnessScratch;
 
 /// A concrete state seen through the explorer's interned stores.
 pub(crate) struct Concrete<'a, 'p> {
@@ -303,143 +305,6 @@ impl Decider {
     pub(crate) fn without_reuse(mut self) -> Decider {
         self.tid_free = false;
         self
-    }
-
-    /// Is there `(g, l_1..l_n)` with `l_t ∈ cands[t]` satisfying the
-    /// predicate? Returns one such choice of local stores.
-    pub(crate) fn witness(
-        &self,
-        exp: &Explorer,
-        g: u32,
-        cands: &[&[u32]],
-    ) -> Result<Option<Vec<u32>>, EvalError> {
-        let prog = exp.prog;
-        let gs = exp.globals.get(g);
-        if cands.iter().any(|c| c.is_empty()) {
-            return Ok(None);
-        }
-        // Layered DP: vectors of term values; back-pointers per layer, all
-        // layers in one array (`back[starts[t]..starts[t + 1]]`). The
-        // buffers are reused from thread to thread: this runs once per
-        // global store of a fixpoint, over every thread.
-        let init: Vec<i64> = self.terms.iter().map(|_| 0).collect();
-        let mut vectors = vec![init];
-        let mut back: Vec<(usize, u32)> = Vec::new();
-        let mut starts: Vec<usize> = Vec::with_capacity(cands.len() + 1);
-        let mut relevant: Vec<usize> = Vec::new();
-        let mut contrib: Vec<i64> = Vec::new();
-        let mut w: Vec<i64> = Vec::new();
-        let mut next_vectors: Vec<Vec<i64>> = Vec::new();
-        let mut next_index: FxHashMap<Vec<i64>, usize> = FxHashMap::default();
-        // The previous thread's layer: its template, relevant terms,
-        // candidates, contribution types, and whether it left the vectors
-        // as they were. A thread of the same template with the same
-        // candidates has the same types when no term reads `tid`; after a
-        // layer that changed nothing, the same types change nothing again
-        // and its back-pointers are the previous layer's.
-        let mut prev: Option<(usize, Vec<usize>, &[u32])> = None;
-        let mut types: FxHashMap<Vec<i64>, u32> = FxHashMap::default();
-        let mut stable = false;
-        // Where the last layer with relevant terms lies in `back`.
-        let mut last_layer = 0..0;
-        for (t, cand) in cands.iter().enumerate() {
-            starts.push(back.len());
-            relevant.clear();
-            relevant.extend((0..self.terms.len()).filter(|&k| match &self.terms[k] {
-                Term::Count { member, .. } => member[t],
-                Term::Inst { thread, .. } => *thread == t,
-            }));
-            if relevant.is_empty() {
-                // Any choice will do: keep the vectors, remember one local.
-                back.extend((0..vectors.len()).map(|i| (i, cand[0])));
-                continue;
-            }
-            let template = prog.threads[t].template as usize;
-            let same = self.tid_free
-                && prev.as_ref().is_some_and(|(tpl, rel, c)| {
-                    *tpl == template && *rel == relevant && *c == *cand
-                });
-            if same && stable {
-                let at = back.len();
-                back.extend_from_within(last_layer.clone());
-                last_layer = at..back.len();
-                continue;
-            }
-            if !same {
-                // Distinct contributions of this thread's candidates (a
-                // fresh map: its iteration order picks the witness).
-                types = FxHashMap::default();
-                for &l in cand.iter() {
-                    let ls = exp.local(t, l);
-                    let ctx = Ctx {
-                        g: gs,
-                        tid: prog.threads[t].tid,
-                        template,
-                        l: ls,
-                        state: None,
-                        terms: &[],
-                    };
-                    contrib.clear();
-                    for &k in &relevant {
-                        contrib.push(match &self.terms[k] {
-                            Term::Count { body, .. } => (body.eval(&ctx)? != 0) as i64,
-                            Term::Inst { value, .. } => value.eval(&ctx)?,
-                        });
-                    }
-                    if !types.contains_key(contrib.as_slice()) {
-                        types.insert(contrib.clone(), l);
-                    }
-                }
-                prev = Some((template, relevant.clone(), cand));
-            }
-            next_vectors.clear();
-            next_index.clear();
-            let at = back.len();
-            for (i, v) in vectors.iter().enumerate() {
-                for (contrib, &l) in &types {
-                    w.clear();
-                    w.extend_from_slice(v);
-                    for (j, &k) in relevant.iter().enumerate() {
-                        w[k] = match &self.terms[k] {
-                            Term::Count { cap, .. } => (w[k] + contrib[j]).min(*cap),
-                            Term::Inst { .. } => contrib[j],
-                        };
-                    }
-                    if !next_index.contains_key(w.as_slice()) {
-                        if next_vectors.len() >= MAX_VECTORS {
-                            return Err(EvalError::new(format!(
-                                "the property's decision procedure tracked more than {MAX_VECTORS} combinations of count(...) and named-instance values at one global store; split the property, or use --mode standard"
-                            )));
-                        }
-                        next_index.insert(w.clone(), next_vectors.len());
-                        next_vectors.push(w.clone());
-                        back.push((i, l));
-                    }
-                }
-            }
-            last_layer = at..back.len();
-            stable = next_vectors == vectors;
-            std::mem::swap(&mut vectors, &mut next_vectors);
-        }
-        starts.push(back.len());
-        for (i, v) in vectors.iter().enumerate() {
-            let ctx = Ctx {
-                terms: v,
-                ..Ctx::global(gs, None)
-            };
-            if self.root.eval(&ctx)? != 0 {
-                // Rebuild the choice of local stores.
-                let mut choice = vec![0u32; cands.len()];
-                let mut at = i;
-                for t in (0..cands.len()).rev() {
-                    let (prev, l) = back[starts[t] + at];
-                    choice[t] = l;
-                    at = prev;
-                }
-                return Ok(Some(choice));
-            }
-        }
-        Ok(None)
     }
 }
 

@@ -121,7 +121,8 @@ proptest! {
     }
 
     /// The decision procedure picks the same error state with and without
-    /// reusing a thread's contribution types, at every global store.
+    /// reusing a thread's contribution types, at every global store, and
+    /// with its buffers kept from one store to the next or fresh.
     #[test]
     fn decider_reuse_picks_the_same_choice(m in prop_oneof![model(), mixed_model()]) {
         let prog = common::load_value(&m);
@@ -130,8 +131,10 @@ proptest! {
             let Ok(fast) = Decider::new(&prog, &p.error) else { continue };
             let plain = fast.clone().without_reuse();
             let mut mismatch = None;
+            let mut kept = crate::property::WitnessScratch::default();
             let _ = products(&tm, &mut |g, cands| {
-                let (a, b) = (fast.witness(&tm.exp, g, cands), plain.witness(&tm.exp, g, cands));
+                let a = fast.witness_with(&tm.exp, g, cands, &mut kept);
+                let b = plain.witness(&tm.exp, g, cands);
                 if format!("{a:?}") != format!("{b:?}") {
                     mismatch.get_or_insert(format!("{}: at {g}: {a:?} vs {b:?}", p.name));
                 }

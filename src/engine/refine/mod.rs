@@ -37,7 +37,7 @@ use super::{Budget, CheckOptions, MODEL_ERRORS, Mode, Refinement, Verdict, next}
 use crate::engine::render_guard::RenderGuard;
 use crate::program::ranges::Ranges;
 use crate::program::{Explorer, Program};
-use crate::property::Decider;
+use crate::property::{Decider, WitnessScratch};
 use hybrid::{Extent, Hybrid};
 use rustc_hash::FxHashSet;
 use search::{Found, Goal};
@@ -177,10 +177,10 @@ fn run_exceptions(
     let h = loop {
         let t0 = Instant::now();
         let open: Vec<usize> = (0..props.len()).filter(|&k| decided[k].is_none()).collect();
-        let mut lists = Vec::new();
+        let mut scratch = ErrorScratch::default();
         let mut has_error = |exp: &Explorer, g: u32, p: &Product| {
             open.iter()
-                .any(|&k| error_in(exp, g, p, &deciders[k], &mut lists).is_some())
+                .any(|&k| error_in(exp, g, p, &deciders[k], &mut scratch).is_some())
         };
         let mut h = Hybrid::round(
             prev.take(),
@@ -340,13 +340,22 @@ fn round6(d: Duration) -> f64 {
 /// `lists` is scratch space, kept from call to call: a product of 2000
 /// threads made 2000 lists per call, and allocating them was 40% of
 /// simple-bool(2000)'s time.
+/// `error_in`'s buffers, kept by a caller that asks for many products:
+/// the candidate lists and the witness search's.
+#[derive(Default)]
+struct ErrorScratch {
+    lists: Vec<Vec<u32>>,
+    witness: WitnessScratch,
+}
+
 fn error_in(
     exp: &Explorer,
     g: u32,
     product: &Product,
     decider: &Decider,
-    lists: &mut Vec<Vec<u32>>,
+    scratch: &mut ErrorScratch,
 ) -> Option<Vec<u32>> {
+    let ErrorScratch { lists, witness } = scratch;
     lists.resize_with(product.len(), Vec::new);
     for (list, component) in lists.iter_mut().zip(product) {
         list.clear();
@@ -357,7 +366,7 @@ fn error_in(
     }
     let refs: Vec<&[u32]> = lists.iter().map(Vec::as_slice).collect();
     decider
-        .witness(exp, g, &refs)
+        .witness_with(exp, g, &refs, witness)
         .unwrap_or_else(|_| Some(refs.iter().map(|c| c[0]).collect()))
 }
 
@@ -368,7 +377,7 @@ fn error_in(
 pub(crate) fn decide(exp: &Explorer, h: &Hybrid, decider: &Decider, budget: &Budget) -> Alarm {
     let (mut tainted, mut cartesian) = (BTreeSet::new(), BTreeSet::new());
     let mut witness = None;
-    let mut lists = Vec::new();
+    let mut scratch = ErrorScratch::default();
     let mut gs: Vec<u32> = h.disj.keys().copied().collect();
     gs.sort_unstable();
     let mut seen = 0u32;
@@ -383,7 +392,7 @@ pub(crate) fn decide(exp: &Explorer, h: &Hybrid, decider: &Decider, budget: &Bud
             if let Some(why) = out_of_budget() {
                 return Alarm::Stopped(why);
             }
-            if let Some(choice) = error_in(exp, g, &t.product, decider, &mut lists) {
+            if let Some(choice) = error_in(exp, g, &t.product, decider, &mut scratch) {
                 if t.taint.is_empty() {
                     return Alarm::Exact;
                 }
@@ -398,7 +407,7 @@ pub(crate) fn decide(exp: &Explorer, h: &Hybrid, decider: &Decider, budget: &Bud
         if let Some(why) = out_of_budget() {
             return Alarm::Stopped(why);
         }
-        if let Some(choice) = error_in(exp, g, &h.cart[&g], decider, &mut lists) {
+        if let Some(choice) = error_in(exp, g, &h.cart[&g], decider, &mut scratch) {
             cartesian.insert(g);
             witness.get_or_insert_with(|| abstract_report::plain_witness(exp, g, &choice));
         }
