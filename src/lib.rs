@@ -48,6 +48,7 @@ mod tests;
 
 pub use builder::{ModelBuilder, TemplateBuilder};
 pub use engine::SimulateOptions;
+pub use engine::dispose::leave_engine_state_at_exit;
 pub use engine::result::{
     AbstractProduct, ClassProduct, Derivation, Derived, GuaranteeEdge, Invariant, InvariantForm,
     Outcome, Partner, ReachFact, RefinedExceptions, RunReport, Stats, Store, ThreadClass,

@@ -5,6 +5,7 @@ pub(crate) mod abstract_report;
 pub(crate) mod atoms;
 pub(crate) mod cartesian;
 mod concrete;
+pub(crate) mod dispose;
 pub(crate) mod error;
 pub(crate) mod exceptions;
 pub(crate) mod lipton;

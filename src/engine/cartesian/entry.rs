@@ -46,6 +46,7 @@ pub(crate) fn run_with(
         && let Some(s) = symmetric::Symmetric::compute(prog, opts)?
     {
         let report = abstract_report::report(prog, &s, selected.clone(), opts, start)?;
+        crate::engine::dispose::dispose(s);
         // Witnesses' derivations are recorded per thread only: an alarm
         // (same verdicts on both paths) is reported by the per-thread path,
         // with them; proofs and budget stops by classes.
@@ -54,7 +55,9 @@ pub(crate) fn run_with(
         }
     }
     let c = Cartesian::compute(prog, Exceptions::Model, opts)?;
-    abstract_report::report(prog, &c, selected, opts, start)
+    let report = abstract_report::report(prog, &c, selected, opts, start);
+    crate::engine::dispose::dispose(c);
+    report
 }
 
 /// The report of `run`, and E when the run proves every property

@@ -319,6 +319,7 @@ fn run_exceptions(
     });
     // After the rendering, so that its peak memory counts.
     stats.finish(start.elapsed());
+    crate::engine::dispose::dispose((h, exp));
     Ok(RunReport {
         blocks: None,
         model: prog.name.clone(),
@@ -334,20 +335,19 @@ fn round6(d: Duration) -> f64 {
     (d.as_secs_f64() * 1e6).round() / 1e6
 }
 
-/// An error state of `decider` in `{g} × product`: one local store per
-/// thread. An evaluation error counts as an error state (refine, never
-/// prove); an empty product has none.
-/// `lists` is scratch space, kept from call to call: a product of 2000
-/// threads made 2000 lists per call, and allocating them was 40% of
-/// simple-bool(2000)'s time.
 /// `error_in`'s buffers, kept by a caller that asks for many products:
-/// the candidate lists and the witness search's.
+/// the candidate lists (a product of 2000 threads made 2000 lists per call,
+/// and allocating them was 40% of simple-bool(2000)'s time) and the
+/// witness search's.
 #[derive(Default)]
 struct ErrorScratch {
     lists: Vec<Vec<u32>>,
     witness: WitnessScratch,
 }
 
+/// An error state of `decider` in `{g} × product`: one local store per
+/// thread. An evaluation error counts as an error state (refine, never
+/// prove); an empty product has none.
 fn error_in(
     exp: &Explorer,
     g: u32,

@@ -506,7 +506,9 @@ pub(crate) fn run(
     let start = Instant::now();
     let selected = abstract_report::prepare(prog, opts, Mode::ThreadModular)?;
     let tm = ThreadModular::compute_within(prog, &Budget::new(opts), blocks);
-    abstract_report::report(prog, &tm, selected, opts, start)
+    let report = abstract_report::report(prog, &tm, selected, opts, start);
+    crate::engine::dispose::dispose(tm);
+    report
 }
 
 /// The report of a fixpoint with the default options (tests compare the
