@@ -12,15 +12,13 @@
 
 use crate::program::interner::Interner;
 use crate::program::ops::{BinOp, UnOp};
+use crate::program::ranges::Interval;
 use crate::program::{CExpr, Program, Val};
 use rustc_hash::FxHashMap;
 
 /// How many times `limit` the entries' boxes may hold in all (counting a
 /// store once per box) before they are given up for every store.
 const OVERLAP: usize = 8;
-
-/// An interval of values, as the range inference gives them.
-type Interval = (i64, i64);
 
 /// The global stores to instantiate an exception set at, and per store the
 /// entries to instantiate there.

@@ -54,13 +54,18 @@ impl SourceMap {
     /// text: "line L, column C" of its construct (exactly `path`'s, else
     /// the innermost one holding it).
     pub(crate) fn place(&self, path: &str) -> Option<String> {
-        let (_, span, _) = self
-            .spans
-            .iter()
-            .filter(|(p, ..)| within(path, p))
-            .max_by_key(|(p, ..)| p.len())?;
+        let (_, span, _) = self.innermost(path)?;
         let (line, col) = line_col(&self.text, span.start);
         Some(format!("line {line}, column {col}"))
+    }
+
+    /// The innermost construct holding the part at `path`: its own, or
+    /// the one with the longest path above it.
+    fn innermost(&self, path: &str) -> Option<&(String, Span, &'static str)> {
+        self.spans
+            .iter()
+            .filter(|(p, ..)| within(path, p))
+            .max_by_key(|(p, ..)| p.len())
     }
 
     /// Re-points a diagnostic about the translated model at the DVE text:
@@ -72,12 +77,7 @@ impl SourceMap {
             d.path = "--error".into();
             return d;
         }
-        let Some((_, span, what)) = self
-            .spans
-            .iter()
-            .filter(|(p, ..)| within(&d.path, p))
-            .max_by_key(|(p, ..)| p.len())
-        else {
+        let Some((_, span, what)) = self.innermost(&d.path) else {
             return d;
         };
         let mut out = Diagnostic::new(&self.file, "", d.message.clone())
