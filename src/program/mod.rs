@@ -235,6 +235,29 @@ impl Template {
     }
 }
 
+/// How an expression names the location `name` after `@`: as it is when it
+/// is an identifier or a number written without leading zeros (`@cs`,
+/// `@2`), otherwise quoted (`@'l.2'`, with `''` for a quote inside), since
+/// a location may be any string. The parser in model/expr reads each back
+/// to `name`; saved exception sets and printed predicates rely on that.
+pub(crate) fn location_ref(name: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = name.as_bytes();
+    let ident = bytes
+        .first()
+        .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+        && bytes
+            .iter()
+            .all(|c| c.is_ascii_alphanumeric() || *c == b'_');
+    let number = bytes.iter().all(u8::is_ascii_digit)
+        && (name == "0" || !name.starts_with('0'))
+        && name.parse::<i64>().is_ok();
+    if ident || number {
+        name.into()
+    } else {
+        format!("'{}'", name.replace('\'', "''")).into()
+    }
+}
+
 #[derive(Clone, Debug)]
 pub(crate) struct Thread {
     pub(crate) name: String,

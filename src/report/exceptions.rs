@@ -315,7 +315,7 @@ impl fmt::Display for Pred {
         };
         match self {
             Pred::True => f.write_str("true"),
-            Pred::At(loc) => write!(f, "@{loc}"),
+            Pred::At(loc) => write!(f, "@{}", crate::program::location_ref(loc)),
             Pred::Flag(name, true) => f.write_str(name),
             Pred::Flag(name, false) => write!(f, "!{name}"),
             Pred::Equals(name, v) => write!(f, "{name} == {v}"),

@@ -206,6 +206,29 @@ fn saved_sets_of_beem_instances_reprove_them() {
     }
 }
 
+/// A location may be any string; the saved set names `l2.1 it's` as
+/// `@'l2.1 it''s'`, which `--exceptions` reads back (it wrote `@l2.1 it's`
+/// before, which no expression could parse).
+#[test]
+fn a_saved_set_names_locations_that_are_not_identifiers() {
+    let text = std::fs::read_to_string(common::models_dir().join("lock.json")).unwrap();
+    let mut model: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let object = model.as_object_mut().unwrap();
+    object.remove("exceptions");
+    object.remove("expect");
+    let renamed = serde_json::to_string(&model)
+        .unwrap()
+        .replace("l2_1", "l2.1 it's")
+        .replace("l1_2", "1 2");
+    let dir = common::temp_dir("refine-save-locations");
+    let path = dir.join("lock-locations.json");
+    std::fs::write(&path, renamed).unwrap();
+    assert_saved_set_proves(&path);
+    let saved = common::temp_dir("refine-save").join("lock-locations.exceptions.json");
+    let saved = std::fs::read_to_string(saved).unwrap();
+    assert!(saved.contains("@'l2.1 it''s'"), "{saved}");
+}
+
 #[test]
 fn shipped_buggy_models_are_refuted_with_traces_that_replay() {
     for name in [

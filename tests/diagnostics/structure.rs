@@ -208,3 +208,46 @@ fn unknown_verdict_in_expect() {
         &["unknown verdict `ok`", "safe, unsafe or unknown"],
     );
 }
+
+/// The base model with its location `l2` renamed `l.2`, property `error`.
+fn dotted_location(tag: &str, error: &str) -> Run {
+    let mut m = base();
+    property(&mut m, error);
+    let text = serde_json::to_string_pretty(&m)
+        .unwrap()
+        .replace("\"l2\"", "\"l.2\"");
+    run_text(tag, &text, &[])
+}
+
+#[test]
+fn a_location_that_is_not_an_identifier_is_named_quoted() {
+    let r = dotted_location("dotted-ok", "count(p: @'l.2') >= 2");
+    assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
+    let r = dotted_location("dotted", "count(p: @l.2) >= 2");
+    assert_expr_error(
+        &r,
+        PROPERTY,
+        "count(p: @l.2) >= 2",
+        10,
+        &["`l.2` is not an identifier", "write `@'l.2'`"],
+    );
+    let r = dotted_location("dotted-typo", "count(p: @'l 2') >= 2");
+    assert_expr_error(
+        &r,
+        PROPERTY,
+        "count(p: @'l 2') >= 2",
+        10,
+        &["no location or group `l 2` in `p`", "did you mean `'l.2'`?"],
+    );
+    let r = dotted_location("dotted-open", "count(p: @'l.2) >= 2");
+    assert_expr_error(
+        &r,
+        PROPERTY,
+        "count(p: @'l.2) >= 2",
+        10,
+        &[
+            "the quoted name is not closed",
+            "write `''` for a quote inside",
+        ],
+    );
+}

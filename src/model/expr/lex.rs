@@ -7,6 +7,10 @@ use std::fmt;
 pub(super) enum Tok {
     Int(i64),
     Ident(String),
+    /// A quoted location name, `'l.2'` (with `''` for a quote inside): a
+    /// location may be any string, and `@'…'` names one that is not an
+    /// identifier or a number.
+    Quoted(String),
     Sym(&'static str),
     End,
 }
@@ -16,6 +20,7 @@ impl fmt::Display for Tok {
         match self {
             Tok::Int(v) => write!(f, "number `{v}`"),
             Tok::Ident(s) => write!(f, "name `{s}`"),
+            Tok::Quoted(s) => write!(f, "quoted name `'{}'`", s.replace('\'', "''")),
             Tok::Sym(s) => write!(f, "`{s}`"),
             Tok::End => write!(f, "end of expression"),
         }
@@ -88,6 +93,12 @@ pub(super) fn lex(src: &str) -> Result<Vec<(Tok, Span)>, ParseError> {
             out.push((Tok::Ident(src[start..i].to_string()), Span::new(start, i)));
             continue;
         }
+        if c == b'\'' {
+            let (name, end) = quoted(src, start)?;
+            i = end;
+            out.push((Tok::Quoted(name), Span::new(start, i)));
+            continue;
+        }
         if let Some(sym) = SYMBOLS.iter().find(|s| src[i..].starts_with(**s)) {
             i += sym.len();
             out.push((Tok::Sym(sym), Span::new(start, i)));
@@ -126,6 +137,31 @@ pub(super) fn lex(src: &str) -> Result<Vec<(Tok, Span)>, ParseError> {
     }
     out.push((Tok::End, Span::new(src.len(), src.len())));
     Ok(out)
+}
+
+/// The quoted name that starts at `start` (a `'`), and the byte after its
+/// closing quote; `''` inside stands for one quote.
+fn quoted(src: &str, start: usize) -> Result<(String, usize), ParseError> {
+    let mut name = String::new();
+    let mut rest = src[start + 1..].char_indices();
+    while let Some((k, ch)) = rest.next() {
+        if ch != '\'' {
+            name.push(ch);
+            continue;
+        }
+        let after = start + 1 + k + 1;
+        if src[after..].starts_with('\'') {
+            rest.next();
+            name.push('\'');
+            continue;
+        }
+        return Ok((name, after));
+    }
+    Err(ParseError {
+        message: "the quoted name is not closed".into(),
+        span: Span::new(start, src.len()),
+        label: "close it with `'` (write `''` for a quote inside)".into(),
+    })
 }
 
 /// Symbols are compared against the static table; this maps a borrowed

@@ -144,6 +144,32 @@ mod tests {
     }
 
     #[test]
+    fn quoted_locations_name_any_string() {
+        let e = parse_expr("@'l.2' || p[1]@'it''s' || @''''").unwrap();
+        assert_eq!(shape(&e), "((@l.2 || p[1]@it's) || @')");
+        let err = parse_expr("@'l.2 && x").unwrap_err();
+        assert!(err.message.contains("not closed"), "{}", err.message);
+        assert_eq!(err.span, Span::new(1, 10));
+        let err = parse_expr("x == 'a'").unwrap_err();
+        assert!(err.message.contains("quoted name"), "{}", err.message);
+    }
+
+    proptest::proptest! {
+        /// What `location_ref` writes after `@` parses back to the name.
+        #[test]
+        fn location_ref_reads_back(name in "[0-9]{1,3}|[a-z0-9_.' ]{1,6}|.{1,4}") {
+            let src = format!("@{}", crate::program::location_ref(&name));
+            let e = parse_expr(&src).map_err(|e| {
+                proptest::test_runner::TestCaseError::fail(format!("{src}: {}", e.message))
+            })?;
+            proptest::prop_assert!(
+                matches!(&e.kind, ExprKind::At(None, l, _) if *l == name),
+                "{} read back as {}", src, shape(&e)
+            );
+        }
+    }
+
+    #[test]
     fn chained_comparison_is_rejected_with_position() {
         let err = parse_expr("0 < x < 3").unwrap_err();
         assert!(err.message.contains("do not chain"), "{}", err.message);

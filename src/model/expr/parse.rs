@@ -69,6 +69,15 @@ impl Parser {
             _ => Err(self.unexpected(what)),
         }
     }
+    /// The location or group after `@`: a name, digits (`@2`), or any
+    /// string quoted (`@'l.2'`, what [`crate::program::location_ref`] writes).
+    fn location(&mut self) -> PResult<(String, Span)> {
+        if let Tok::Quoted(s) = self.peek().clone() {
+            let sp = self.bump().1;
+            return Ok((s, sp));
+        }
+        self.ident("a location or group name after `@`")
+    }
 
     fn too_deep(&self) -> ParseError {
         ParseError {
@@ -250,7 +259,7 @@ impl Parser {
                 let span = e.span.to(sp);
                 e = self.shallow(Expr::new(ExprKind::Field(Box::new(e), name, sp), span))?;
             } else if self.eat("@") {
-                let (name, sp) = self.ident("a location or group name after `@`")?;
+                let (name, sp) = self.location()?;
                 let span = e.span.to(sp);
                 e = self.shallow(Expr::new(ExprKind::At(Some(Box::new(e)), name, sp), span))?;
             } else {
@@ -274,7 +283,7 @@ impl Parser {
             }
             Tok::Sym("@") => {
                 self.bump();
-                let (name, sp) = self.ident("a location or group name after `@`")?;
+                let (name, sp) = self.location()?;
                 Ok(Expr::new(ExprKind::At(None, name, sp), span.to(sp)))
             }
             Tok::Ident(name)

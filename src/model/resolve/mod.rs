@@ -153,6 +153,28 @@ pub(crate) struct Resolver<'a> {
 }
 
 impl<'a> Resolver<'a> {
+    /// `@l.2` reads as the local `2` of `@l`; when some template has a
+    /// location `l.2`, the user meant it, and is told how to write it.
+    fn dotted_location(&self, loc: &str, field: &str, span: Span) -> R<()> {
+        let name = format!("{loc}.{field}");
+        let known = self
+            .names
+            .templates
+            .iter()
+            .any(|t| t.place_names().any(|p| p == name));
+        if !known {
+            return Ok(());
+        }
+        let quoted = crate::program::location_ref(&name);
+        Err(self.src.err(
+            span,
+            format!(
+                "`{name}` is not an identifier: a location so named is written quoted, `@{quoted}`"
+            ),
+            format!("write `@{quoted}`"),
+        ))
+    }
+
     pub(crate) fn compile(&self, e: &Expr, scope: &Scope) -> R<(CExpr, Ty)> {
         match &e.kind {
             ExprKind::Int(v) => Ok((CExpr::Const(*v), Ty::Int)),
@@ -160,6 +182,9 @@ impl<'a> Resolver<'a> {
             ExprKind::Name(n) => self.name(n, e.span, scope),
             ExprKind::Index(base, idx) => self.index(base, idx, e.span, scope),
             ExprKind::Field(base, field, fspan) => {
+                if let ExprKind::At(_, loc, lspan) = &base.kind {
+                    self.dotted_location(loc, field, lspan.to(*fspan))?;
+                }
                 let thread = self.instance(base, scope)?;
                 let tpl = self.template_of_thread(thread);
                 let var = self.local_var(tpl, field, *fspan)?;

@@ -5,7 +5,7 @@
 use super::{R, Resolver, Scope, TplNames, Ty, ty_of};
 use crate::model::diag::{Diagnostic, did_you_mean};
 use crate::model::expr::{BinOp, Expr, ExprKind, Quant, Span, UnOp};
-use crate::program::{CExpr, Var};
+use crate::program::{CExpr, Var, location_ref};
 
 impl<'a> Resolver<'a> {
     pub(super) fn name(&self, n: &str, span: Span, scope: &Scope) -> R<(CExpr, Ty)> {
@@ -375,9 +375,13 @@ impl<'a> Resolver<'a> {
             .map(|t| format!("`{}`", t.name))
             .collect::<Vec<_>>()
             .join(", ");
+        // As an expression names them, quoted where not identifiers.
         let label = match did_you_mean(loc, names.iter().copied()) {
-            Some(s) => format!("did you mean `{s}`?"),
-            None => format!("known: {}", names.join(", ")),
+            Some(s) => format!("did you mean `{}`?", location_ref(&s)),
+            None => {
+                let refs: Vec<_> = names.iter().map(|n| location_ref(n)).collect();
+                format!("known: {}", refs.join(", "))
+            }
         };
         self.src.err(
             span,

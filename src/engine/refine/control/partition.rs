@@ -112,7 +112,8 @@ impl Partition {
             .iter()
             .map(|&(t, l)| {
                 let tpl = &prog.templates[t as usize];
-                format!("{}@{}", tpl.name, tpl.locations[l as usize])
+                let at = crate::program::location_ref(&tpl.locations[l as usize]);
+                format!("{}@{at}", tpl.name)
             })
             .collect()
     }
