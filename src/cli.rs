@@ -266,8 +266,8 @@ pub struct CheckArgs {
     /// verdict, the state count and the trace length do not depend on it.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
-    /// Print the abstract fixpoint (abstract modes), or the reducible
-    /// blocks (`blocks`).
+    /// Print the abstract fixpoint (abstract modes), the reducible blocks
+    /// (`blocks`), or the transitions never taken (`coverage`).
     #[arg(long, value_enum)]
     pub show: Option<Show>,
     /// The error states, in weft's predicate language (replaces the model's
@@ -461,6 +461,9 @@ pub enum Show {
     Invariant,
     /// The reducible blocks `--blocks` uses (mover classes, In/Out).
     Blocks,
+    /// The transitions the run never took (SPIN's unreached code):
+    /// standard exactly, thread-modular and cartesian-exc as dead code.
+    Coverage,
 }
 
 /// The largest size `weft gen` takes: a model of 100,000 threads (or

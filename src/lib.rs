@@ -55,6 +55,7 @@ pub use engine::result::{
     ThreadSummary, Trace, TraceStep, Witness, WitnessThread,
 };
 pub use engine::result::{BlockLocation, BlockReport, BlockTransition, TemplateBlockReport};
+pub use engine::result::{Coverage, CoverageBasis, TemplateCoverage, UntakenTransition};
 pub use engine::result::{Limit, NextStep, Suggestion};
 pub use engine::result::{ReplayFailure, ReplayReport, SimulationReport, StuckState};
 pub use engine::{CheckError, CheckOptions, MODEL_ERRORS, Mode, Refinement, Verdict};

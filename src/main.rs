@@ -164,6 +164,7 @@ fn run(cli: Cli, started: std::time::Instant) -> Result<u8, Failure> {
                 por: args.por,
                 blocks: args.blocks,
                 show_blocks: args.show == Some(Show::Blocks),
+                show_coverage: args.show == Some(Show::Coverage),
                 jobs: args.jobs.map(usize::from),
                 refinement,
                 max_depth: args

@@ -6,7 +6,9 @@
 //! invariant. An abstract mode never says `unsafe`.
 
 use super::error::CheckError;
-use super::result::{Invariant, Limit, Outcome, RunReport, Stats, Witness, WitnessThread};
+use super::result::{
+    Coverage, CoverageBasis, Invariant, Limit, Outcome, RunReport, Stats, Witness, WitnessThread,
+};
 use super::{
     CheckOptions, Mode, abstract_model_error_outcome, deciders, next, selected_properties,
 };
@@ -111,10 +113,22 @@ pub(crate) fn report<'p, F: AbstractFixpoint<'p>>(
         let guard = RenderGuard::new(opts);
         guard.finish(fx.invariant(&guard), false)
     });
+    // A complete fixpoint holds every reachable state, and every step from
+    // them was fired (under --blocks, from the Out states only).
+    let basis = match fx.stopped() {
+        None if fx.explorer().blocks().is_none() => CoverageBasis::OverApproximation,
+        _ => CoverageBasis::Partial,
+    };
+    let coverage = opts
+        .show_coverage
+        .then(|| fx.explorer().taken())
+        .flatten()
+        .map(|taken| Coverage::of(prog, taken, basis));
     let mut stats = fx.stats();
     // After the rendering, so that its peak memory counts.
     stats.finish(start.elapsed());
     Ok(RunReport {
+        coverage,
         blocks: None,
         model: prog.name.clone(),
         mode: F::MODE,

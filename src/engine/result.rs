@@ -7,7 +7,9 @@ use super::{Mode, Verdict};
 use serde_json::Value;
 use std::time::Duration;
 
+mod coverage;
 mod invariant;
+pub use coverage::{Coverage, CoverageBasis, TemplateCoverage, UntakenTransition};
 pub(crate) use invariant::runs;
 pub use invariant::{
     AbstractProduct, ClassProduct, GuaranteeEdge, Invariant, InvariantForm, ReachFact,
@@ -36,6 +38,9 @@ pub struct RunReport {
     pub exceptions: Option<RefinedExceptions>,
     /// The reducible blocks steps ran through (`--blocks`).
     pub blocks: Option<BlockReport>,
+    /// The transitions the run took (`show_coverage`; standard,
+    /// thread-modular and cartesian-exc).
+    pub coverage: Option<Coverage>,
 }
 
 /// The reducible blocks `--blocks` inferred (Popeea, Rybalchenko and

@@ -16,7 +16,7 @@
 //! gives no successor.
 
 use super::explore::{Explorer, Succs};
-use super::fire::fire_all;
+use super::fire::{fire_all, fire_all_counting};
 use super::{Program, Val};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -41,7 +41,9 @@ impl Explorer<'_> {
         let mut fired = Vec::new();
         while let Some((gs, ls, first)) = work.pop() {
             fired.clear();
-            if let Some((ti, msg)) = fire_all(prog, thread, &gs, &ls, &mut fired) {
+            let taken = self.taken.as_ref();
+            let error = fire_all_counting(prog, thread, (&gs, &ls), &mut fired, &mut 0, taken);
+            if let Some((ti, msg)) = error {
                 out.error.get_or_insert((first.unwrap_or(ti), msg));
                 if let Some(first) = first {
                     // A transition fails inside the block: the block may not

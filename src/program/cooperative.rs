@@ -23,7 +23,7 @@
 
 use super::access::Access;
 use super::explore::{Explorer, Succs};
-use super::fire::fire_all;
+use super::fire::fire_all_counting;
 use super::{Program, Release, Scheduler, Template, Val};
 use rustc_hash::FxHashSet;
 
@@ -145,7 +145,8 @@ impl Explorer<'_> {
         let mut fired = Vec::new();
         while let Some((gs, ls, first)) = work.pop() {
             fired.clear();
-            let error = fire_all(prog, thread, &gs, &ls, &mut fired);
+            let taken = self.taken.as_ref();
+            let error = fire_all_counting(prog, thread, (&gs, &ls), &mut fired, &mut 0, taken);
             if let Some((ti, msg)) = error {
                 out.error.get_or_insert((first.unwrap_or(ti), msg));
             }

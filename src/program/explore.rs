@@ -7,6 +7,7 @@ use super::dense_memo::DenseMemo;
 use super::fire::{fire_all_counting, uses_tid};
 pub(crate) use super::interner::Interner;
 use super::rendezvous::Offers;
+use super::taken::Taken;
 use super::{Ctx, Program, Val};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
@@ -66,6 +67,8 @@ pub(crate) struct Explorer<'p> {
     /// `--blocks`: a step runs a thread through a whole reducible block
     /// (`blocks.rs`).
     blocks: Option<Arc<Boundaries>>,
+    /// `--show coverage`: the transitions taken so far (`taken.rs`).
+    pub(super) taken: Option<Taken>,
 }
 
 /// Memo entries kept at most; past this, successors are recomputed.
@@ -120,7 +123,18 @@ impl<'p> Explorer<'p> {
             memo_entries: 0,
             memo_limit: MEMO_LIMIT,
             blocks: None,
+            taken: None,
         }
+    }
+
+    /// Records from now on which transitions are taken (`taken.rs`).
+    pub(crate) fn track_taken(&mut self) {
+        self.taken.get_or_insert_with(|| Taken::new(self.prog));
+    }
+
+    /// The transitions taken since `track_taken`.
+    pub(crate) fn taken(&self) -> Option<&Taken> {
+        self.taken.as_ref()
     }
 
     /// Turns successor memoisation off, for engines that step each
@@ -285,7 +299,15 @@ impl<'p> Explorer<'p> {
         fired.scratch.clear();
         let mut failures = 0;
         let (gs, ls) = (self.globals.get(g), self.local(thread, l));
-        let error = fire_all_counting(self.prog, thread, gs, ls, &mut fired.scratch, &mut failures);
+        let taken = self.taken.as_ref();
+        let error = fire_all_counting(
+            self.prog,
+            thread,
+            (gs, ls),
+            &mut fired.scratch,
+            &mut failures,
+            taken,
+        );
         for (g2, l2, trans) in fired.scratch.drain(..) {
             fired.values.extend_from_slice(&g2);
             fired.values.extend_from_slice(&l2);

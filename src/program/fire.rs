@@ -4,6 +4,7 @@
 //! memoises what these give; the rendezvous, cooperative macro-steps and
 //! `--blocks` call them directly.
 
+use super::taken::Taken;
 use super::{Action, CExpr, Ctx, EvalError, Program, SyncOp, Target, Val};
 
 /// Fires every enabled transition of `thread` (but rendezvous) from the
@@ -17,27 +18,35 @@ pub(crate) fn fire_all(
     ls: &[Val],
     out: &mut Vec<(Vec<Val>, Vec<Val>, u32)>,
 ) -> Option<(u32, String)> {
-    fire_all_counting(prog, thread, gs, ls, out, &mut 0)
+    fire_all_counting(prog, thread, (gs, ls), out, &mut 0, None)
 }
 
 /// As `fire_all`, adding to `failures` the number of transitions that
+/// failed, and marking in `taken` each transition that gave a step or
 /// failed.
 pub(super) fn fire_all_counting(
     prog: &Program,
     thread: usize,
-    gs: &[Val],
-    ls: &[Val],
+    (gs, ls): (&[Val], &[Val]),
     out: &mut Vec<(Vec<Val>, Vec<Val>, u32)>,
     failures: &mut u32,
+    taken: Option<&Taken>,
 ) -> Option<(u32, String)> {
     let th = &prog.threads[thread];
-    let tpl = &prog.templates[th.template as usize];
+    let template = th.template as usize;
+    let tpl = &prog.templates[template];
     let mut error = None;
     for &ti in &tpl.outgoing[ls[0] as usize] {
         if tpl.transitions[ti as usize].sync.is_some() {
             continue; // fires only in a rendezvous (`sync_steps`)
         }
-        match fire_one(prog, thread, ti, gs, ls) {
+        let result = fire_one(prog, thread, ti, gs, ls);
+        if let Some(taken) = taken
+            && result.as_ref().map_or(true, |r| !r.is_empty())
+        {
+            taken.mark(template, ti);
+        }
+        match result {
             Ok(results) => out.extend(results.into_iter().map(|(g2, l2)| (g2, l2, ti))),
             Err(EvalError(msg)) => {
                 *failures += 1;

@@ -16,6 +16,7 @@ pub(crate) mod locks;
 pub(crate) mod ops;
 pub(crate) mod ranges;
 pub(crate) mod rendezvous;
+pub(crate) mod taken;
 
 pub(crate) use cexpr::{CExpr, Ctx, EvalError, StateView, Val};
 pub(crate) use error_state::ErrorState;

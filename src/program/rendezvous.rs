@@ -326,7 +326,15 @@ impl Explorer<'_> {
         (t1, l1, tr1, value): (usize, u32, u32, Option<i64>),
         (t2, l2, tr2): (usize, u32, u32),
     ) -> Result<Vec<SyncStep>, String> {
-        let results = self.rendezvous(self.globals.get(g), (t1, l1, tr1, value), (t2, l2, tr2))?;
+        let results = self.rendezvous(self.globals.get(g), (t1, l1, tr1, value), (t2, l2, tr2));
+        if let Some(taken) = &self.taken
+            && results.as_ref().map_or(true, |r| !r.is_empty())
+        {
+            let template = |t: usize| self.prog.threads[t].template as usize;
+            taken.mark(template(t1), tr1);
+            taken.mark(template(t2), tr2);
+        }
+        let results = results?;
         Ok(results
             .into_iter()
             .map(|(g2, ls, lr)| SyncStep {

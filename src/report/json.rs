@@ -34,6 +34,9 @@ pub(super) fn run(r: &RunReport, out: &mut dyn std::io::Write) -> std::io::Resul
     if let Some(b) = &r.blocks {
         last["summary"]["blocks"] = serde_json::to_value(b).unwrap_or(Value::Null);
     }
+    if let Some(c) = &r.coverage {
+        last["summary"]["coverage"] = serde_json::to_value(c).unwrap_or(Value::Null);
+    }
     serde_json::to_writer(&mut *out, &last)?;
     out.write_all(b"\n")
 }

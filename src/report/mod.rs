@@ -7,6 +7,7 @@
 
 mod blocks;
 pub(crate) mod compact;
+mod coverage;
 mod exceptions;
 mod invariant_json;
 mod json;

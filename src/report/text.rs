@@ -30,6 +30,9 @@ pub(super) fn run(r: &RunReport) -> String {
     if let Some(inv) = &r.invariant {
         out.push_str(&invariant(inv));
     }
+    if let Some(c) = &r.coverage {
+        out.push_str(&super::coverage::coverage(c));
+    }
     out.push_str(&stats(&r.stats));
     out
 }

@@ -13,6 +13,7 @@ pub(crate) mod common;
 mod control;
 mod cooperative;
 mod counter;
+mod coverage;
 mod deadlock;
 mod depth;
 mod derivations;

@@ -99,6 +99,9 @@ impl<'p> Symmetric<'p> {
         crate::phase::enter(crate::Phase::Ranges);
         let ranges = Ranges::infer(prog);
         let (mut exp, universe) = Cartesian::explorer(prog, &ranges)?;
+        if opts.show_coverage {
+            exp.track_taken();
+        }
         let budget = Budget::new(opts);
         let mut stopped = None;
         crate::phase::enter(crate::Phase::Exceptions);

@@ -321,6 +321,7 @@ fn run_exceptions(
     stats.finish(start.elapsed());
     crate::engine::dispose::dispose((h, exp));
     Ok(RunReport {
+        coverage: None,
         blocks: None,
         model: prog.name.clone(),
         mode: Mode::Refine,

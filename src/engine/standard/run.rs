@@ -4,7 +4,7 @@
 //! the background.
 
 use super::super::por::Reducer;
-use super::super::result::{Limit, Outcome, RunReport, Stats, Suggestion};
+use super::super::result::{Coverage, CoverageBasis, Limit, Outcome, RunReport, Stats, Suggestion};
 use super::super::symmetry::Symmetry;
 use super::super::{Budget, CheckOptions, MODEL_ERRORS, Mode, next, selected_properties};
 #[cfg(test)]
@@ -64,6 +64,9 @@ pub(crate) fn run(
     let search = |repr| -> Result<(Search, Found, Budget), CheckError> {
         let mut s = Search::new(prog, sym.clone(), repr, &props, opts.jobs, opts.max_states)?;
         s.exp.set_blocks(blocks.clone());
+        if opts.show_coverage {
+            s.exp.track_taken();
+        }
         s.max_depth = opts.max_depth;
         s.keep_going = opts.keep_going;
         if opts.por {
@@ -284,9 +287,19 @@ pub(crate) fn run(
             );
         }
     }
+    // Every reachable state's steps were fired, unless the search stopped
+    // or was reduced.
+    let whole = f.budget_hit.is_none() && f.cut.is_none() && !f.stopped_early;
+    let basis = if whole && !opts.por && blocks.is_none() {
+        CoverageBasis::Exhaustive
+    } else {
+        CoverageBasis::Partial
+    };
+    let coverage = s.exp.taken().map(|t| Coverage::of(prog, t, basis));
     stats.finish(start.elapsed());
     free_in_background(s.visited.len(), &mut s.exp);
     Ok(RunReport {
+        coverage,
         blocks: None,
         model: prog.name.clone(),
         mode: crate::engine::Mode::Standard,

@@ -162,7 +162,10 @@ impl<'p> ThreadModular<'p> {
         let share = share && prog.channels.is_empty();
         // Each (component, g, l) is stepped once: memoising successors
         // only costs memory.
-        let exp = Explorer::new(prog).without_memo().with_blocks(blocks);
+        let mut exp = Explorer::new(prog).without_memo().with_blocks(blocks);
+        // Each fact is fired once, so tracking costs a bit per fact:
+        // always on, and reported when `--show coverage` asks.
+        exp.track_taken();
         let units = Units::new(&exp, share);
         let k = units.members.len();
         let mut tm = ThreadModular {

@@ -202,6 +202,7 @@ pub(crate) fn run(
     // After the rendering, so that its peak memory counts.
     stats.finish(start.elapsed());
     Ok(RunReport {
+        coverage: None,
         blocks: None,
         model: prog.name.clone(),
         mode: Mode::Refine,

@@ -1,0 +1,246 @@
+//! `--show coverage` on generated models: run to the end, `standard` leaves
+//! out exactly the transitions that no reachable state takes (computed here
+//! from the reachable states, each transition fired on its own); the
+//! abstract modes' fixpoints hold every reachable state, so they leave out
+//! none that standard takes (a transition they never take is dead).
+
+use super::{common, differential};
+use crate::engine::result::{Coverage, CoverageBasis};
+use crate::engine::{self, CheckOptions, Mode};
+use crate::program::fire::fire_one;
+use crate::program::{Ctx, Program, SyncOp, Transition, Val};
+use proptest::prelude::*;
+use std::collections::BTreeSet;
+
+fn coverage(prog: &Program, mode: Mode, opts: CheckOptions) -> Coverage {
+    let opts = CheckOptions {
+        show_coverage: true,
+        ..opts
+    };
+    let r = engine::check(prog, mode, &opts).unwrap();
+    r.coverage.expect("--show coverage gives a coverage")
+}
+
+/// `template: path` of each transition not taken.
+fn not_taken(c: &Coverage) -> BTreeSet<String> {
+    c.templates
+        .iter()
+        .flat_map(|t| {
+            t.not_taken
+                .iter()
+                .map(move |u| format!("{}: {}", t.name, u.path))
+        })
+        .collect()
+}
+
+/// The transitions that no reachable state takes: none of the reachable
+/// states has the transition's thread at its source with the transition
+/// giving a step or failing, or, for a rendezvous side, with its guard
+/// true and another thread's matching side enabled too.
+fn never_taken_in_reachable_states(prog: &Program) -> BTreeSet<String> {
+    let reach = engine::standard::reachable(prog).unwrap();
+    let threads_of = |ti: usize| -> Vec<usize> {
+        (0..prog.threads.len())
+            .filter(|&t| prog.threads[t].template as usize == ti)
+            .collect()
+    };
+    // Thread `t` at `tr`'s source with its guard true (the generated
+    // guards never fail to evaluate).
+    let enabled = |t: usize, tr: &Transition, g: &[Val], l: &[Val]| {
+        tr.from.contains(&(l[0] as u16))
+            && tr
+                .guard
+                .as_ref()
+                .is_none_or(|e| e.eval(&Ctx::thread(&prog.threads[t], g, l)).unwrap() != 0)
+    };
+    let channel = |tr: &Transition| match &tr.sync {
+        Some(SyncOp::Send { channel, .. }) => Some((*channel, true)),
+        Some(SyncOp::Recv { channel, .. }) => Some((*channel, false)),
+        None => None,
+    };
+    let mut out = BTreeSet::new();
+    for (ti, tpl) in prog.templates.iter().enumerate() {
+        let threads = threads_of(ti);
+        if threads.is_empty() {
+            continue;
+        }
+        for tr in &tpl.transitions {
+            let taken = reach.iter().any(|(g, ls)| {
+                threads.iter().any(|&t| match channel(tr) {
+                    None => {
+                        tr.from.contains(&(ls[t][0] as u16))
+                            && fire_one(prog, t, tr.index, g, &ls[t])
+                                .map_or(true, |r| !r.is_empty())
+                    }
+                    Some((c, sends)) => {
+                        enabled(t, tr, g, &ls[t])
+                            && (0..prog.threads.len()).filter(|&u| u != t).any(|u| {
+                                prog.template_of(u).transitions.iter().any(|other| {
+                                    channel(other) == Some((c, !sends))
+                                        && enabled(u, other, g, &ls[u])
+                                })
+                            })
+                    }
+                })
+            });
+            if !taken {
+                out.insert(format!("{}: {}", tpl.name, tr.path));
+            }
+        }
+    }
+    out
+}
+
+fn to_the_end() -> CheckOptions {
+    CheckOptions {
+        keep_going: true,
+        ..CheckOptions::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn standard_leaves_out_exactly_the_transitions_no_reachable_state_takes(m in differential::model()) {
+        let prog = common::load_value(&m);
+        let c = coverage(&prog, Mode::Standard, to_the_end());
+        prop_assert_eq!(c.basis, CoverageBasis::Exhaustive);
+        prop_assert_eq!(not_taken(&c), never_taken_in_reachable_states(&prog));
+    }
+
+    #[test]
+    fn the_abstract_modes_take_every_transition_standard_takes(m in differential::model()) {
+        let prog = common::load_value(&m);
+        let exact = coverage(&prog, Mode::Standard, to_the_end());
+        prop_assert_eq!(exact.basis, CoverageBasis::Exhaustive);
+        let exact = not_taken(&exact);
+        for mode in [Mode::ThreadModular, Mode::CartesianExc] {
+            let c = coverage(&prog, mode, CheckOptions::default());
+            prop_assert_eq!(c.basis, CoverageBasis::OverApproximation);
+            let dead = not_taken(&c);
+            let missing: Vec<_> = dead.difference(&exact).collect();
+            prop_assert!(missing.is_empty(), "{:?} never takes {:?}, which standard takes", mode, missing);
+        }
+    }
+}
+
+/// A transition whose guard no reachable state satisfies is left out by
+/// every mode, one that fails where it is taken is not; a reduced or
+/// stopped search says its coverage is partial.
+#[test]
+fn a_dead_transition_is_left_out_and_partial_runs_say_so() {
+    let m = serde_json::json!({
+        "name": "dead",
+        "globals": {
+            "lck": {"type": "int", "min": 0, "max": 7, "init": 0},
+            "z": {"type": "int", "min": 0, "max": 1, "init": 0}
+        },
+        "threads": [{
+            "name": "p", "count": 2, "start": "idle",
+            "transitions": [
+                {"from": "idle", "to": "cs", "when": "lck == 0", "do": "lck := 1", "label": "acquire"},
+                {"from": "cs", "to": "idle", "do": "lck := 0", "label": "release"},
+                {"from": "idle", "to": "cs", "when": "lck == 7", "label": "dead"},
+                {"from": "cs", "to": "idle", "do": "z := z + 2", "label": "fails"}
+            ]
+        }],
+        "properties": [{"name": "mutex", "error": "count(p: @cs) >= 2"}]
+    });
+    let prog = common::load_value(&m);
+    for (mode, basis) in [
+        (Mode::Standard, CoverageBasis::Exhaustive),
+        (Mode::ThreadModular, CoverageBasis::OverApproximation),
+        (Mode::CartesianExc, CoverageBasis::OverApproximation),
+    ] {
+        let opts = if mode == Mode::Standard {
+            to_the_end()
+        } else {
+            CheckOptions::default()
+        };
+        let c = coverage(&prog, mode, opts);
+        assert_eq!(c.basis, basis, "{mode:?}");
+        let labels: Vec<&str> = c.templates[0]
+            .not_taken
+            .iter()
+            .map(|u| u.label.as_str())
+            .collect();
+        // A transition that fails where it is taken (a model error) was
+        // taken.
+        assert_eq!(labels, ["dead"], "{mode:?}");
+    }
+    let por = CheckOptions {
+        por: true,
+        ..to_the_end()
+    };
+    assert_eq!(
+        coverage(&prog, Mode::Standard, por).basis,
+        CoverageBasis::Partial
+    );
+    let budget = CheckOptions {
+        max_states: Some(2),
+        ..to_the_end()
+    };
+    assert_eq!(
+        coverage(&prog, Mode::Standard, budget).basis,
+        CoverageBasis::Partial
+    );
+    let budget = CheckOptions {
+        max_states: Some(2),
+        ..CheckOptions::default()
+    };
+    assert_eq!(
+        coverage(&prog, Mode::ThreadModular, budget).basis,
+        CoverageBasis::Partial
+    );
+    // Stopped at the first violation of every property (SPIN's default),
+    // or searched to the end (`--continue`).
+    let bug = common::load("bug-token-ring-5.json");
+    let first = coverage(&bug, Mode::Standard, CheckOptions::default());
+    assert_eq!(first.basis, CoverageBasis::Partial);
+    assert_eq!(
+        coverage(&bug, Mode::Standard, to_the_end()).basis,
+        CoverageBasis::Exhaustive
+    );
+    let refused = engine::check(
+        &prog,
+        Mode::Refine,
+        &CheckOptions {
+            show_coverage: true,
+            ..CheckOptions::default()
+        },
+    );
+    assert!(refused.is_err());
+}
+
+/// A cooperative step fires several transitions (`compute_macro`), a
+/// `--blocks` step a whole block (`compute_block`): each is taken. In
+/// pc-sfifo-1 (ESST's producer and consumer, safe) every transition but
+/// the consumer's `out of order` (to its error location) is taken; in the
+/// lock schema every one is, with --blocks too.
+#[test]
+fn the_transitions_inside_a_step_of_several_are_taken() {
+    let fifo = common::load("pc-sfifo-1.json");
+    let labels = |c: &Coverage| -> Vec<String> {
+        c.templates
+            .iter()
+            .flat_map(|t| &t.not_taken)
+            .map(|u| u.label.clone())
+            .collect()
+    };
+    let exact = coverage(&fifo, Mode::Standard, CheckOptions::default());
+    assert_eq!(labels(&exact), ["out of order"]);
+    // The over-approximation takes it too (its alarm), or leaves it out.
+    let abstract_ = coverage(&fifo, Mode::ThreadModular, CheckOptions::default());
+    assert!(labels(&abstract_).iter().all(|l| l == "out of order"));
+    let lock = common::load("lock.json");
+    for mode in [Mode::Standard, Mode::ThreadModular] {
+        let blocks = CheckOptions {
+            blocks: true,
+            ..CheckOptions::default()
+        };
+        let c = coverage(&lock, mode, blocks);
+        assert_eq!(c.basis, CoverageBasis::Partial, "{mode:?}");
+        assert_eq!(c.not_taken(), 0, "{mode:?}: {c:?}");
+    }
+}
