@@ -154,6 +154,11 @@ impl Explorer<'_> {
             match value {
                 Ok((c, v)) => out.sends.push((ti, c, v)),
                 Err(EvalError(m)) => {
+                    // A side that fails to offer is taken (`--show
+                    // coverage`): its model error is reachable.
+                    if let Some(taken) = &self.taken {
+                        taken.mark(th.template as usize, ti);
+                    }
                     out.failed.push(ti);
                     out.error.get_or_insert(format!("{}: {m}", tr.path));
                 }
@@ -269,6 +274,12 @@ impl Explorer<'_> {
                             continue;
                         }
                         if send_failed || bad_channel(c) {
+                            // The pair goes to DiVinE's error state: both
+                            // sides are taken.
+                            if let Some(taken) = &self.taken {
+                                taken.mark(self.template_id(t1), send_trans);
+                                taken.mark(self.template_id(t2), recv_trans);
+                            }
                             plan.failed.push((t1, send_trans, Some((t2, recv_trans))));
                             continue;
                         }

@@ -20,8 +20,9 @@ pub(super) fn coverage(c: &Coverage) -> String {
         (CoverageBasis::OverApproximation, true) => {
             "in an over-approximation of the reachable states: those listed are dead; one taken may be dead too"
         }
-        (CoverageBasis::Partial, _) => {
-            "the search stopped early or was reduced: one not taken may still be; standard with --continue, without --por or --blocks, gives the exact answer"
+        (CoverageBasis::Partial, false) => "the search stopped early or was reduced",
+        (CoverageBasis::Partial, true) => {
+            "the search stopped early or was reduced: those listed may still be taken; standard with --continue, without --por or --blocks, gives the exact answer"
         }
     };
     let mut out = format!(

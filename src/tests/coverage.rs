@@ -244,3 +244,62 @@ fn the_transitions_inside_a_step_of_several_are_taken() {
         assert_eq!(c.not_taken(), 0, "{mode:?}: {c:?}");
     }
 }
+
+/// A rendezvous side that fails before its pair is fired (its sent value
+/// divides by zero) is taken: its model error is reachable. Under
+/// DiVinE's rule (`--divine-errors`) a receive whose guard fails makes
+/// every pair on its channel fail into the error state: all three are
+/// taken.
+#[test]
+fn a_rendezvous_side_that_fails_is_taken() {
+    let m = serde_json::json!({
+        "name": "sync-fail",
+        "globals": {"d": {"type": "int", "min": 0, "max": 1, "init": 0}},
+        "channels": ["c"],
+        "threads": [
+            {"name": "s", "start": "a", "transitions": [
+                {"from": "a", "to": "b", "sync": "c!1 / d", "label": "send"}
+            ]},
+            {"name": "r", "start": "a", "locals": {"v": {"type": "int", "min": 0, "max": 5, "init": 0}}, "transitions": [
+                {"from": "a", "to": "b", "sync": "c?v", "label": "recv"}
+            ]}
+        ],
+        "properties": [{"name": "p", "error": "false"}]
+    });
+    let prog = common::load_value(&m);
+    for mode in [Mode::Standard, Mode::ThreadModular, Mode::CartesianExc] {
+        let c = coverage(&prog, mode, CheckOptions::default());
+        let labels: Vec<&str> = c
+            .templates
+            .iter()
+            .flat_map(|t| &t.not_taken)
+            .map(|u| u.label.as_str())
+            .collect();
+        // The receive meets no partner that offers.
+        assert_eq!(labels, ["recv"], "{mode:?}");
+    }
+    let dve = "byte a[2]; byte d = 0; channel c;
+        process S { state s0, s1; init s0; trans s0 -> s1 { sync c!1; }; }
+        process R1 { byte v; state r0, r1; init r0; trans r0 -> r1 { sync c?v; }; }
+        process R2 { byte v; state r0, r1; init r0; trans r0 -> r1 { guard a[d+5] == 0; sync c?v; }; }
+        system async;";
+    let path = common::temp_dir("coverage").join("div.dve");
+    std::fs::write(&path, dve).unwrap();
+    let opts = crate::LoadOptions {
+        error: Some("false".into()),
+        divine_errors: true,
+        ..crate::LoadOptions::default()
+    };
+    let model = crate::Model::load_with(&path, &opts).unwrap_or_else(|d| panic!("{}", d.render()));
+    let show = CheckOptions {
+        show_coverage: true,
+        ..CheckOptions::default()
+    };
+    let c = model
+        .check(Mode::Standard, &show)
+        .unwrap()
+        .coverage
+        .unwrap();
+    assert_eq!(c.basis, CoverageBasis::Exhaustive);
+    assert_eq!(c.not_taken(), 0, "{c:?}");
+}

@@ -251,3 +251,22 @@ fn a_location_that_is_not_an_identifier_is_named_quoted() {
         ],
     );
 }
+
+/// Whatever error an unquoted location name that is no identifier causes
+/// (here the parser's, at `for`), the message says how to write it.
+#[test]
+fn any_error_at_an_unquoted_location_name_says_how_to_quote_it() {
+    let mut m = base();
+    property(&mut m, "count(p: @wait for l.2) >= 2");
+    let text = serde_json::to_string_pretty(&m)
+        .unwrap()
+        .replace("\"l2\"", "\"wait for l.2\"");
+    let r = run_text("spaced", &text, &[]);
+    assert_expr_error(
+        &r,
+        PROPERTY,
+        "count(p: @wait for l.2) >= 2",
+        15,
+        &["write it `@'wait for l.2'`"],
+    );
+}

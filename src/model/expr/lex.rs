@@ -93,7 +93,9 @@ pub(super) fn lex(src: &str) -> Result<Vec<(Tok, Span)>, ParseError> {
             out.push((Tok::Ident(src[start..i].to_string()), Span::new(start, i)));
             continue;
         }
-        if c == b'\'' {
+        // Only after `@` (a stray quote, `lck' == 1`, is an unexpected
+        // character below, not the start of a name).
+        if c == b'\'' && out.last().is_some_and(|(t, _)| *t == Tok::Sym("@")) {
             let (name, end) = quoted(src, start)?;
             i = end;
             out.push((Tok::Quoted(name), Span::new(start, i)));

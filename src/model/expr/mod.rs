@@ -150,8 +150,14 @@ mod tests {
         let err = parse_expr("@'l.2 && x").unwrap_err();
         assert!(err.message.contains("not closed"), "{}", err.message);
         assert_eq!(err.span, Span::new(1, 10));
-        let err = parse_expr("x == 'a'").unwrap_err();
-        assert!(err.message.contains("quoted name"), "{}", err.message);
+        // A quote that does not follow `@` is a stray character.
+        let err = parse_expr("lck' == 1").unwrap_err();
+        assert!(
+            err.message.contains("unexpected character `'`"),
+            "{}",
+            err.message
+        );
+        assert_eq!(err.span, Span::new(3, 4));
     }
 
     proptest::proptest! {

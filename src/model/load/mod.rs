@@ -305,8 +305,30 @@ impl<'a> Loader<'a> {
             )));
         }
         let text = node.str(what)?;
-        let e = self.parse(node, text, expr::parse_expr)?;
-        self.resolver(node, text).compile_ty(&e, scope, ty, what)
+        let compiled = self
+            .parse(node, text, expr::parse_expr)
+            .and_then(|e| self.resolver(node, text).compile_ty(&e, scope, ty, what));
+        compiled.map_err(|d| self.quoting_hint(d, text))
+    }
+
+    /// A location whose name is no identifier (`l.2.1`, `wait for lock`),
+    /// written after `@` unquoted, fails in as many ways as its name has
+    /// characters: whatever the error, it is told how to write it.
+    fn quoting_hint(&self, d: Box<Diagnostic>, text: &str) -> Box<Diagnostic> {
+        let unquoted = self
+            .names
+            .templates
+            .iter()
+            .flat_map(|t| t.place_names())
+            .filter(|n| crate::program::location_ref(n) != *n && text.contains(&format!("@{n}")))
+            .max_by_key(|n| n.len());
+        match unquoted {
+            Some(n) if !d.message.contains("written quoted") => Box::new(d.note(format!(
+                "`{n}` is a location whose name is not an identifier: write it `@{}`",
+                crate::program::location_ref(n)
+            ))),
+            _ => d,
+        }
     }
 }
 

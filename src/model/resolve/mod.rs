@@ -58,7 +58,7 @@ impl TplNames {
         }
         Some(m.into())
     }
-    fn place_names(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn place_names(&self) -> impl Iterator<Item = &str> {
         self.locations
             .iter()
             .map(|s| s.as_str())

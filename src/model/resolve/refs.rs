@@ -339,7 +339,7 @@ impl<'a> Resolver<'a> {
             _ => {
                 return Err(self.src.err(
                     span,
-                    format!("`@{loc}` needs a thread"),
+                    format!("`@{}` needs a thread", location_ref(loc)),
                     "use count(p: @L), exists(p: @L) or p[1]@L",
                 ));
             }
