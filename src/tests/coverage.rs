@@ -169,30 +169,37 @@ fn a_dead_transition_is_left_out_and_partial_runs_say_so() {
         // taken.
         assert_eq!(labels, ["dead"], "{mode:?}");
     }
-    let por = CheckOptions {
-        por: true,
-        ..to_the_end()
-    };
-    assert_eq!(
-        coverage(&prog, Mode::Standard, por).basis,
-        CoverageBasis::Partial
-    );
-    let budget = CheckOptions {
-        max_states: Some(2),
-        ..to_the_end()
-    };
-    assert_eq!(
-        coverage(&prog, Mode::Standard, budget).basis,
-        CoverageBasis::Partial
-    );
-    let budget = CheckOptions {
-        max_states: Some(2),
-        ..CheckOptions::default()
-    };
-    assert_eq!(
-        coverage(&prog, Mode::ThreadModular, budget).basis,
-        CoverageBasis::Partial
-    );
+    // Reduced, or stopped by a budget.
+    let partial = [
+        (
+            Mode::Standard,
+            CheckOptions {
+                por: true,
+                ..to_the_end()
+            },
+        ),
+        (
+            Mode::Standard,
+            CheckOptions {
+                max_states: Some(2),
+                ..to_the_end()
+            },
+        ),
+        (
+            Mode::ThreadModular,
+            CheckOptions {
+                max_states: Some(2),
+                ..CheckOptions::default()
+            },
+        ),
+    ];
+    for (mode, opts) in partial {
+        assert_eq!(
+            coverage(&prog, mode, opts).basis,
+            CoverageBasis::Partial,
+            "{mode:?}"
+        );
+    }
     // Stopped at the first violation of every property (SPIN's default),
     // or searched to the end (`--continue`).
     let bug = common::load("bug-token-ring-5.json");
