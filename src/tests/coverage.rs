@@ -33,6 +33,15 @@ fn not_taken(c: &Coverage) -> BTreeSet<String> {
         .collect()
 }
 
+/// The labels of the transitions not taken, over every template.
+fn labels_not_taken(c: &Coverage) -> Vec<&str> {
+    c.templates
+        .iter()
+        .flat_map(|t| &t.not_taken)
+        .map(|u| u.label.as_str())
+        .collect()
+}
+
 /// The transitions that no reachable state takes: none of the reachable
 /// states has the transition's thread at its source with the transition
 /// giving a step or failing, or, for a rendezvous side, with its guard
@@ -160,11 +169,7 @@ fn a_dead_transition_is_left_out_and_partial_runs_say_so() {
         };
         let c = coverage(&prog, mode, opts);
         assert_eq!(c.basis, basis, "{mode:?}");
-        let labels: Vec<&str> = c.templates[0]
-            .not_taken
-            .iter()
-            .map(|u| u.label.as_str())
-            .collect();
+        let labels = labels_not_taken(&c);
         // A transition that fails where it is taken (a model error) was
         // taken.
         assert_eq!(labels, ["dead"], "{mode:?}");
@@ -228,18 +233,15 @@ fn a_dead_transition_is_left_out_and_partial_runs_say_so() {
 #[test]
 fn the_transitions_inside_a_step_of_several_are_taken() {
     let fifo = common::load("pc-sfifo-1.json");
-    let labels = |c: &Coverage| -> Vec<String> {
-        c.templates
-            .iter()
-            .flat_map(|t| &t.not_taken)
-            .map(|u| u.label.clone())
-            .collect()
-    };
     let exact = coverage(&fifo, Mode::Standard, CheckOptions::default());
-    assert_eq!(labels(&exact), ["out of order"]);
+    assert_eq!(labels_not_taken(&exact), ["out of order"]);
     // The over-approximation takes it too (its alarm), or leaves it out.
     let abstract_ = coverage(&fifo, Mode::ThreadModular, CheckOptions::default());
-    assert!(labels(&abstract_).iter().all(|l| l == "out of order"));
+    assert!(
+        labels_not_taken(&abstract_)
+            .iter()
+            .all(|l| *l == "out of order")
+    );
     let lock = common::load("lock.json");
     for mode in [Mode::Standard, Mode::ThreadModular] {
         let blocks = CheckOptions {
@@ -276,12 +278,7 @@ fn a_rendezvous_side_that_fails_is_taken() {
     let prog = common::load_value(&m);
     for mode in [Mode::Standard, Mode::ThreadModular, Mode::CartesianExc] {
         let c = coverage(&prog, mode, CheckOptions::default());
-        let labels: Vec<&str> = c
-            .templates
-            .iter()
-            .flat_map(|t| &t.not_taken)
-            .map(|u| u.label.as_str())
-            .collect();
+        let labels = labels_not_taken(&c);
         // The receive meets no partner that offers.
         assert_eq!(labels, ["recv"], "{mode:?}");
     }
