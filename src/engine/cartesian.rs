@@ -176,6 +176,7 @@ impl<'p> Cartesian<'p> {
             exp.track_taken();
         }
         let budget = Budget::new(opts);
+        exp.set_step_budget(budget.for_steps());
         let mut stopped = None;
         crate::phase::enter(crate::Phase::Exceptions);
         let exceptions = match source {
@@ -243,6 +244,13 @@ impl<'p> Cartesian<'p> {
         if c.stopped.as_deref() == Some(FULL) {
             c.stopped = budget
                 .states_ran_out()
+                .map(|w| format!("{w} ({} posts)", c.posts));
+        }
+        // A step the budget cut short (`Succs::cut`) left posts out, even
+        // in the last one: the fixpoint is not complete.
+        if c.stopped.is_none() {
+            c.stopped = budget
+                .hit_reason()
                 .map(|w| format!("{w} ({} posts)", c.posts));
         }
         c.limit = budget.hit();

@@ -3,6 +3,7 @@
 
 pub(crate) mod abstract_report;
 pub(crate) mod atoms;
+mod budget;
 pub(crate) mod cartesian;
 mod concrete;
 pub(crate) mod dispose;
@@ -25,14 +26,17 @@ pub(crate) mod thread_modular;
 pub(crate) mod trace;
 mod verdict;
 
+#[cfg(test)]
+pub(crate) use budget::STEP_OUT_AT_FOR_TESTS;
+pub(crate) use budget::{Budget, POLL_EVERY};
+
 pub use error::CheckError;
 pub use simulate::SimulateOptions;
 pub use verdict::{Mode, Verdict};
 
 use crate::program::Program;
 use crate::property::Decider;
-use result::{Limit, NextStep, Outcome, RunReport, Witness};
-use std::sync::{Mutex, MutexGuard};
+use result::{NextStep, Outcome, RunReport, Witness};
 use std::time::{Duration, Instant};
 
 /// The implicit property every run checks: no run-time model error
@@ -128,205 +132,6 @@ pub enum Refinement {
     /// locations off into classes of their own, and no class is ever merged
     /// again (the paper's baseline in Table 1).
     ControlMonotonic,
-}
-
-/// Budget checks, cheap enough to call once per new state. `Sync`: the
-/// workers of a parallel search poll it too (`poll`), every `POLL_EVERY`
-/// states each, so a budget also stops the search inside a BFS level.
-pub(crate) struct Budget {
-    max_states: Option<usize>,
-    max_memory_bytes: Option<u64>,
-    deadline: Option<Instant>,
-    timeout: Option<Duration>,
-    /// When `exceeded_now` last read the resident memory (a file read).
-    last_memory_read: Mutex<Option<Instant>>,
-    /// The budget that ran out, once one has: what the next step raises.
-    hit: Mutex<Option<(Limit, String)>>,
-    /// The progress line (on a terminal), which shows these budgets.
-    progress: Mutex<progress::Progress>,
-    /// What earlier rounds of a run counted against the state budget
-    /// (refine's posts), so that it bounds the whole run.
-    spent: std::sync::atomic::AtomicUsize,
-}
-
-/// The workers of a search poll the budget once per this many states each:
-/// a clock read per 4096 states costs nothing measurable, and even slow
-/// states (tens of µs) give a check every few tens of ms.
-pub(crate) const POLL_EVERY: u32 = 4096;
-
-/// `exceeded_now` reads the resident memory at most this often.
-const MEMORY_READ_INTERVAL: Duration = Duration::from_millis(20);
-
-impl Budget {
-    pub(crate) fn new(opts: &CheckOptions) -> Budget {
-        let max_memory_bytes = opts.memory_budget_bytes();
-        // A timeout too large to add to the clock is no deadline.
-        let started = opts.started.unwrap_or_else(Instant::now);
-        let deadline = opts.timeout.and_then(|t| started.checked_add(t));
-        let limits = progress::Limits {
-            timeout: opts.timeout.filter(|_| deadline.is_some()),
-            count: opts.max_states.map(|m| m as u64),
-            memory_kib: max_memory_bytes.map(|b| b / 1024),
-        };
-        Budget {
-            max_states: opts.max_states,
-            max_memory_bytes,
-            deadline,
-            timeout: opts.timeout,
-            last_memory_read: Mutex::new(None),
-            hit: Mutex::new(None),
-            progress: Mutex::new(progress::Progress::new(limits, opts.progress)),
-            spent: std::sync::atomic::AtomicUsize::new(0),
-        }
-    }
-
-    /// Shows how far the run is on the progress line (rate-limited there;
-    /// `count` is what the engine's state budget counts).
-    pub(crate) fn progress(
-        &self,
-        count: usize,
-        unit: &'static str,
-        queue: usize,
-        depth: Option<usize>,
-    ) {
-        if let Ok(mut p) = self.progress.try_lock() {
-            p.update(&progress::Snapshot {
-                count: count as u64,
-                unit,
-                queue,
-                depth,
-            });
-        }
-    }
-
-    /// The budget that ran out, if one has (the first one reported).
-    pub(crate) fn hit(&self) -> Option<Limit> {
-        lock(&self.hit).as_ref().map(|(l, _)| *l)
-    }
-
-    /// Why the budget that ran out stopped the run, if one has.
-    pub(crate) fn hit_reason(&self) -> Option<String> {
-        lock(&self.hit).as_ref().map(|(_, why)| why.clone())
-    }
-
-    /// The state budget (`--max-states`), for engines that enforce it
-    /// exactly where they add a state.
-    pub(crate) fn max_states(&self) -> Option<usize> {
-        self.max_states
-    }
-
-    /// What earlier rounds counted against the state budget.
-    pub(crate) fn spent(&self) -> usize {
-        self.spent.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    /// A round that counted `count` is over: later rounds count from it.
-    pub(crate) fn spend(&self, count: usize) {
-        self.spent
-            .fetch_add(count, std::sync::atomic::Ordering::Relaxed);
-    }
-
-    /// Records `limit` as the one that ran out (the first one, when workers
-    /// race) and returns why it stopped the run.
-    fn ran_out(&self, limit: Limit, message: String) -> Option<String> {
-        // The search stops here; what follows (the trace, the statistics,
-        // freeing) is not the search overrunning its budget.
-        crate::phase::enter(crate::Phase::Finishing);
-        let mut hit = lock(&self.hit);
-        Some(hit.get_or_insert((limit, message)).1.clone())
-    }
-
-    /// The state budget of an engine that refused to add a state beyond
-    /// it: ran out, whatever the count says.
-    pub(crate) fn states_ran_out(&self) -> Option<String> {
-        let m = self.max_states?;
-        self.ran_out(
-            Limit::States(m),
-            format!("state budget of {m} states exhausted"),
-        )
-    }
-
-    /// `Some(reason)` once a budget is exhausted. Time and memory are
-    /// sampled every 4096 states.
-    pub(crate) fn exceeded(&self, states: usize) -> Option<String> {
-        self.check(states, states.is_multiple_of(4096))
-    }
-
-    /// As `exceeded`, for callers that check now and then rather than per
-    /// state (every `POLL_EVERY` states, or per round): reads the clock now
-    /// and the memory every 20 ms (whichever thread is due). `capacity` is
-    /// the most states the caller's store can hold.
-    pub(crate) fn exceeded_now(&self, states: usize, capacity: usize) -> Option<String> {
-        if states >= capacity {
-            return self.ran_out(
-                Limit::Store(capacity),
-                format!("the state store is full ({capacity} states)"),
-            );
-        }
-        let now = Instant::now();
-        let due = match self.last_memory_read.try_lock() {
-            Ok(mut last) if last.is_none_or(|t| now.duration_since(t) >= MEMORY_READ_INTERVAL) => {
-                *last = Some(now);
-                true
-            }
-            // Not due, or another worker is reading it right now.
-            _ => false,
-        };
-        if due {
-            return self.check(states, true);
-        }
-        self.check(states, false).or_else(|| self.out_of_time())
-    }
-
-    /// `exceeded_now` for the time and memory budgets alone, for callers
-    /// that count no states (or enforce the state budget themselves).
-    pub(crate) fn time_or_memory_exceeded(&self) -> Option<String> {
-        self.exceeded_now(0, usize::MAX)
-    }
-
-    fn out_of_time(&self) -> Option<String> {
-        match (self.deadline, self.timeout) {
-            (Some(d), Some(t)) if Instant::now() >= d => self.ran_out(
-                Limit::Time(t),
-                format!(
-                    "time budget of {} s exhausted",
-                    result::format_seconds(t.as_secs_f64())
-                ),
-            ),
-            _ => None,
-        }
-    }
-
-    fn check(&self, states: usize, sample: bool) -> Option<String> {
-        if let Some(m) = self.max_states
-            && states >= m
-        {
-            return self.ran_out(
-                Limit::States(m),
-                format!("state budget of {m} states exhausted"),
-            );
-        }
-        if sample {
-            if let Some(why) = self.out_of_time() {
-                return Some(why);
-            }
-            if let (Some(m), Some(cur)) = (self.max_memory_bytes, crate::sys::current_memory_kib())
-                && cur.saturating_mul(1024) >= m
-            {
-                return self.ran_out(
-                    Limit::Memory(m),
-                    format!("memory budget of {} MiB exhausted", result::format_mib(m)),
-                );
-            }
-        }
-        None
-    }
-}
-
-/// A lock whose holder never panics while holding it; poisoned or not, the
-/// data is consistent.
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The Cartesian decision procedure of each selected property, or the

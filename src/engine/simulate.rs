@@ -112,6 +112,7 @@ pub(crate) fn run(prog: &Program, opts: &SimulateOptions) -> Result<SimulationRe
     });
     crate::phase::enter(crate::Phase::Simulating);
     let mut exp = Explorer::new(prog);
+    exp.set_step_budget(budget.for_steps());
     let inits = exp.initial_states();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(opts.seed);
     let mut moves: Vec<Move> = Vec::new();
@@ -143,6 +144,12 @@ pub(crate) fn run(prog: &Program, opts: &SimulateOptions) -> Result<SimulationRe
             }
             let (violated, eval_error) = concrete::violated(&exp, &props, g, &ls);
             let step_error = concrete::moves(&mut exp, g, &ls, &mut moves);
+            // A step the budget cut short (`Succs::cut`): its moves are
+            // some of them, so neither a pick nor a dead end is fair.
+            if let Some(why) = budget.hit_reason() {
+                stopped = Some(why);
+                break End::Bound;
+            }
             let failure = eval_error.or(step_error);
             if !violated.is_empty() || failure.is_some() {
                 break End::Error { violated, failure };

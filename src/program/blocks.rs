@@ -15,7 +15,7 @@
 //! inference breaks every cycle of In locations, so only data can do this)
 //! gives no successor.
 
-use super::explore::{Explorer, Succs};
+use super::explore::{Explorer, StepPoll, Succs};
 use super::fire::{fire_all, fire_all_counting};
 use super::{Program, Val};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -39,7 +39,12 @@ impl Explorer<'_> {
         let ls = self.local(thread, l).to_vec();
         let mut work = vec![(gs, ls, None::<u32>)];
         let mut fired = Vec::new();
+        let (mut stores, mut poll) = (0u32, StepPoll::default());
         while let Some((gs, ls, first)) = work.pop() {
+            stores = stores.wrapping_add(1);
+            if self.step_exhausted(thread, (stores, &mut poll), &mut out) {
+                break;
+            }
             fired.clear();
             let taken = self.taken.as_ref();
             let error = fire_all_counting(prog, thread, (&gs, &ls), &mut fired, &mut 0, taken);

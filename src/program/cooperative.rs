@@ -22,7 +22,7 @@
 //! give no successor (the run never reaches a scheduling point).
 
 use super::access::Access;
-use super::explore::{Explorer, Succs};
+use super::explore::{Explorer, StepPoll, Succs};
 use super::fire::fire_all_counting;
 use super::{Program, Release, Scheduler, Template, Val};
 use rustc_hash::FxHashSet;
@@ -143,7 +143,12 @@ impl Explorer<'_> {
         let mut ends: FxHashSet<(u32, u32, u32)> = FxHashSet::default();
         let mut work = vec![(gs, ls, None::<u32>)];
         let mut fired = Vec::new();
+        let (mut stores, mut poll) = (0u32, StepPoll::default());
         while let Some((gs, ls, first)) = work.pop() {
+            stores = stores.wrapping_add(1);
+            if self.step_exhausted(thread, (stores, &mut poll), &mut out) {
+                break;
+            }
             fired.clear();
             let taken = self.taken.as_ref();
             let error = fire_all_counting(prog, thread, (&gs, &ls), &mut fired, &mut 0, taken);

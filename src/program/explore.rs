@@ -30,15 +30,48 @@ pub(crate) struct Succs {
     /// How many transitions failed (each leads to the program's error
     /// state, if it has one: `error_state.rs`).
     pub(crate) failures: u32,
+    /// A budget ran out in the middle of a step of many transitions (a
+    /// cooperative macro-step, a block), which stopped short: `steps` is
+    /// empty, though the step has ends. The run ends `unknown` at its next
+    /// budget check (a budget stays out), so only what is drawn from this
+    /// before then needs care: a cut thread counts as moving, never as
+    /// stuck. (The ends found before the cut are dropped: they are some of
+    /// the step's, and an engine would spend more memory on them.)
+    pub(crate) cut: bool,
 }
 
 impl Succs {
     /// Does the thread move: a step, or (`divine`: with the program's
     /// error state) a transition that fails and so goes to the error state.
+    /// A cut step may have moves not yet found: it moves, so that no
+    /// deadlock is claimed for it.
     pub(crate) fn moves(&self, divine: bool) -> bool {
-        !self.steps.is_empty() || (divine && self.failures > 0)
+        !self.steps.is_empty() || (divine && self.failures > 0) || self.cut
     }
 }
+
+/// What a step of many transitions polls as it goes (the engines' budget):
+/// one such step can run through millions of stores (a chain of `any`
+/// inside a macro-step), so it cannot wait for the engine's next check.
+pub(crate) trait StepBudget: Send + Sync {
+    /// Has a budget run out? Called every `STEP_POLL` stores of a step,
+    /// with what the budget keeps about the step between polls.
+    fn exhausted(&self, step: &mut StepPoll) -> bool;
+    /// A step stopped short: `inside` says which, for the message of the
+    /// budget that ran out (the first step cut).
+    fn cut(&self, inside: String);
+}
+
+/// What a `StepBudget` keeps about one step between its polls.
+#[derive(Default)]
+pub(crate) struct StepPoll {
+    /// The resident memory at the step's first poll, in KiB.
+    pub(crate) first_kib: Option<u64>,
+}
+
+/// How many stores of one step are run between two budget polls: a poll
+/// reads the clock, and the budget reads the memory every 20 ms at most.
+const STEP_POLL: u32 = 64;
 
 /// Mutable exploration context over a program: store interners and the
 /// successor memo. Engines own one each.
@@ -69,6 +102,9 @@ pub(crate) struct Explorer<'p> {
     blocks: Option<Arc<Boundaries>>,
     /// `--show coverage`: the transitions taken so far (`taken.rs`).
     pub(super) taken: Option<Taken>,
+    /// What a step of many transitions polls (`StepBudget`); none, and such
+    /// a step always runs to its end.
+    step_budget: Option<Arc<dyn StepBudget>>,
 }
 
 /// Memo entries kept at most; past this, successors are recomputed.
@@ -124,7 +160,44 @@ impl<'p> Explorer<'p> {
             memo_limit: MEMO_LIMIT,
             blocks: None,
             taken: None,
+            step_budget: None,
         }
+    }
+
+    /// Steps of many transitions poll `budget` as they go, and stop short
+    /// (`Succs::cut`) once it has run out; `None` lets them run to the end
+    /// (a trace being rebuilt needs its steps whole).
+    pub(crate) fn set_step_budget(&mut self, budget: Option<Arc<dyn StepBudget>>) {
+        self.step_budget = budget;
+    }
+
+    /// In a step of many transitions of `thread`, after its `stores`-th
+    /// store: must it stop short? Then `out` is marked cut, its ends
+    /// dropped, and the budget told which step it was.
+    pub(super) fn step_exhausted(
+        &self,
+        thread: usize,
+        (stores, poll): (u32, &mut StepPoll),
+        out: &mut Succs,
+    ) -> bool {
+        let Some(budget) = &self.step_budget else {
+            return false;
+        };
+        if !stores.is_multiple_of(STEP_POLL) || !budget.exhausted(poll) {
+            return false;
+        }
+        out.cut = true;
+        out.steps = Vec::new();
+        let name = &self.prog.threads[thread].name;
+        budget.cut(match self.prog.scheduler {
+            Some(_) => format!(
+                "{stores} stores into one macro-step of {name}, which a `yield` would split"
+            ),
+            None => format!(
+                "{stores} stores into one block step of {name}, which running without `--blocks` would split"
+            ),
+        });
+        true
     }
 
     /// Records from now on which transitions are taken (`taken.rs`).
@@ -266,10 +339,11 @@ impl<'p> Explorer<'p> {
         self.memoise(class, g, l, succs)
     }
 
-    /// Keeps `succs` in the memo (while it has room) and returns it shared.
+    /// Keeps `succs` in the memo (while it has room, and unless a budget
+    /// cut it short) and returns it shared.
     fn memoise(&mut self, class: usize, g: u32, l: u32, succs: Succs) -> Arc<Succs> {
         let succs = Arc::new(succs);
-        if self.memo_entries < self.memo_limit {
+        if self.memo_entries < self.memo_limit && !succs.cut {
             self.memo[class].insert((g, l), succs.clone());
             self.dense.add(class, g, l, &succs);
             self.memo_entries += 1;
@@ -349,6 +423,7 @@ impl<'p> Explorer<'p> {
             steps: Vec::with_capacity(trans.len()),
             error,
             failures,
+            cut: false,
         };
         for (stores, &trans) in values.chunks_exact(glen + llen).zip(trans) {
             let (g2, l2) = stores.split_at(glen);

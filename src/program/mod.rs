@@ -20,7 +20,7 @@ pub(crate) mod taken;
 
 pub(crate) use cexpr::{CExpr, Ctx, EvalError, StateView, Val};
 pub(crate) use error_state::ErrorState;
-pub(crate) use explore::{Explorer, Succs};
+pub(crate) use explore::{Explorer, StepBudget, StepPoll, Succs};
 
 /// The domain of one scalar (a variable or an array cell).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

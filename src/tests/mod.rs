@@ -34,6 +34,7 @@ mod refine;
 mod rendezvous;
 mod replay;
 mod standard;
+mod step_budget;
 mod symmetry;
 mod thread_modular;
 mod thread_modular_compact;

@@ -103,6 +103,7 @@ impl<'p> Symmetric<'p> {
             exp.track_taken();
         }
         let budget = Budget::new(opts);
+        exp.set_step_budget(budget.for_steps());
         let mut stopped = None;
         crate::phase::enter(crate::Phase::Exceptions);
         let exceptions =
@@ -169,6 +170,12 @@ impl<'p> Symmetric<'p> {
         if self.stopped.as_deref() == Some(FULL) {
             self.stopped = budget
                 .states_ran_out()
+                .map(|w| format!("{w} ({} posts)", self.posts));
+        }
+        // A step the budget cut short (`Succs::cut`): not a fixpoint.
+        if self.stopped.is_none() {
+            self.stopped = budget
+                .hit_reason()
                 .map(|w| format!("{w} ({} posts)", self.posts));
         }
         self.limit = budget.hit();

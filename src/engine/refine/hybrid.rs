@@ -275,6 +275,16 @@ impl Hybrid {
             None => (Hybrid::empty(), VecDeque::new()),
         };
         h.run(exp, universe, budget, has_error, precise, work, extent);
+        // A step the budget cut short (`Succs::cut`) left posts out, even
+        // in the last one: the round is not a fixpoint.
+        if h.stopped.is_none()
+            && let Some(why) = budget.hit_reason()
+        {
+            h.stopped = Some(format!(
+                "{why} ({} posts)",
+                budget.spent() + h.posts as usize
+            ));
+        }
         h
     }
 

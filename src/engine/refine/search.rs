@@ -104,7 +104,12 @@ pub(crate) fn search(exp: &mut Explorer, h: &Hybrid, goal: Goal, budget: &Budget
             }
         }
     }
-    unevaluable.map_or(Found::Nothing, Found::Unevaluable)
+    match unevaluable {
+        Some(why) => Found::Unevaluable(why),
+        // A step the budget cut short (`Succs::cut`, once the memo is full
+        // and steps are computed again) may hide the path: not a bug.
+        None => budget.hit_reason().map_or(Found::Nothing, Found::Stopped),
+    }
 }
 
 /// How a state was reached: the state before, the moving thread and its

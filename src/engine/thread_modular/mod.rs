@@ -163,6 +163,7 @@ impl<'p> ThreadModular<'p> {
         // Each (component, g, l) is stepped once: memoising successors
         // only costs memory.
         let mut exp = Explorer::new(prog).without_memo().with_blocks(blocks);
+        exp.set_step_budget(budget.for_steps());
         // Each fact is fired once, so tracking costs a bit per fact:
         // always on, and reported when `--show coverage` asks.
         exp.track_taken();
@@ -215,6 +216,14 @@ impl<'p> ThreadModular<'p> {
             }
             tm.process(next as u32);
             next += 1;
+        }
+        // A step the budget cut short (`Succs::cut`) left facts out, even
+        // when that was the last fact: the fixpoint is not complete.
+        if tm.stopped.is_none()
+            && let Some(why) = budget.hit_reason()
+        {
+            tm.stopped = Some(format!("{why} ({} thread states)", tm.reach_count));
+            tm.limit = budget.hit();
         }
         tm
     }

@@ -148,6 +148,13 @@ impl ControlFixpoint {
             }
             fx.process(exp, part, t as usize, g, k, l);
         }
+        // A step the budget cut short (`Succs::cut`) left facts out, even
+        // in the last one: not a fixpoint.
+        if fx.stopped.is_none()
+            && let Some(why) = budget.hit_reason()
+        {
+            fx.stopped = Some(format!("{why} ({} thread states)", fx.size));
+        }
         fx
     }
 
