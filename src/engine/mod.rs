@@ -79,7 +79,7 @@ pub struct CheckOptions {
     /// without `blocks`).
     pub show_blocks: bool,
     /// `--show coverage`: include which transitions the run took
-    /// (standard, thread-modular and cartesian-exc; `RunReport::coverage`).
+    /// (`RunReport::coverage`; refine runs one more round for it).
     pub show_coverage: bool,
     /// `--jobs`: worker threads of `standard`; `None` (or 0) is one per
     /// core, and more than 1024 are taken as 1024.
@@ -286,11 +286,6 @@ pub(crate) fn check(
             "--max-depth applies to mode standard only; {} does not search by depth",
             mode.name()
         )));
-    }
-    if opts.show_coverage && mode == Mode::Refine {
-        return Err(CheckError::Unsupported(
-            "--show coverage is given by standard (exact), thread-modular and cartesian-exc (an over-approximation: a transition they never take is dead), not yet by refine".into(),
-        ));
     }
     refuse_error_state(prog, mode, opts)?;
     if matches!(mode, Mode::Standard | Mode::Refine) {

@@ -205,6 +205,18 @@ impl<'p> Explorer<'p> {
         self.taken.get_or_insert_with(|| Taken::new(self.prog));
     }
 
+    /// Records afresh which transitions are taken: what was marked is
+    /// forgotten, and so are the memoised successors and rendezvous
+    /// offers (a step read from the memo is not fired, so not marked).
+    pub(crate) fn restart_taken(&mut self) {
+        self.taken = Some(Taken::new(self.prog));
+        self.memo.iter_mut().for_each(FxHashMap::clear);
+        self.dense = DenseMemo::default();
+        self.memo_entries = 0;
+        self.offers_memo.iter_mut().for_each(FxHashMap::clear);
+        self.offers_entries = 0;
+    }
+
     /// The transitions taken since `track_taken`.
     pub(crate) fn taken(&self) -> Option<&Taken> {
         self.taken.as_ref()

@@ -2,11 +2,12 @@
 //! out exactly the transitions that no reachable state takes (computed here
 //! from the reachable states, each transition fired on its own); the
 //! abstract modes' fixpoints hold every reachable state, so they leave out
-//! none that standard takes (a transition they never take is dead).
+//! none that standard takes (a transition they never take is dead), refine
+//! included (its last abstraction, in one more complete round).
 
 use super::{common, differential};
 use crate::engine::result::{Coverage, CoverageBasis};
-use crate::engine::{self, CheckOptions, Mode};
+use crate::engine::{self, CheckOptions, Mode, Refinement};
 use crate::program::fire::fire_one;
 use crate::program::{Ctx, Program, SyncOp, Transition, Val};
 use proptest::prelude::*;
@@ -100,6 +101,13 @@ fn never_taken_in_reachable_states(prog: &Program) -> BTreeSet<String> {
     out
 }
 
+fn refine_control() -> CheckOptions {
+    CheckOptions {
+        refinement: Refinement::Control,
+        ..CheckOptions::default()
+    }
+}
+
 fn to_the_end() -> CheckOptions {
     CheckOptions {
         keep_going: true,
@@ -124,12 +132,22 @@ proptest! {
         let exact = coverage(&prog, Mode::Standard, to_the_end());
         prop_assert_eq!(exact.basis, CoverageBasis::Exhaustive);
         let exact = not_taken(&exact);
-        for mode in [Mode::ThreadModular, Mode::CartesianExc] {
-            let c = coverage(&prog, mode, CheckOptions::default());
+        let mut modes = vec![
+            (Mode::ThreadModular, CheckOptions::default()),
+            (Mode::CartesianExc, CheckOptions::default()),
+            (Mode::Refine, CheckOptions::default()),
+        ];
+        // (Control refinement refuses channels.)
+        if prog.channels.is_empty() {
+            modes.push((Mode::Refine, refine_control()));
+        }
+        for (mode, opts) in modes {
+            let strategy = opts.refinement;
+            let c = coverage(&prog, mode, opts);
             prop_assert_eq!(c.basis, CoverageBasis::OverApproximation);
             let dead = not_taken(&c);
             let missing: Vec<_> = dead.difference(&exact).collect();
-            prop_assert!(missing.is_empty(), "{:?} never takes {:?}, which standard takes", mode, missing);
+            prop_assert!(missing.is_empty(), "{:?} ({:?}) never takes {:?}, which standard takes", mode, strategy, missing);
         }
     }
 }
@@ -157,16 +175,14 @@ fn a_dead_transition_is_left_out_and_partial_runs_say_so() {
         "properties": [{"name": "mutex", "error": "count(p: @cs) >= 2"}]
     });
     let prog = common::load_value(&m);
-    for (mode, basis) in [
-        (Mode::Standard, CoverageBasis::Exhaustive),
-        (Mode::ThreadModular, CoverageBasis::OverApproximation),
-        (Mode::CartesianExc, CoverageBasis::OverApproximation),
+    let over = CoverageBasis::OverApproximation;
+    for (mode, basis, opts) in [
+        (Mode::Standard, CoverageBasis::Exhaustive, to_the_end()),
+        (Mode::ThreadModular, over, CheckOptions::default()),
+        (Mode::CartesianExc, over, CheckOptions::default()),
+        (Mode::Refine, over, CheckOptions::default()),
+        (Mode::Refine, over, refine_control()),
     ] {
-        let opts = if mode == Mode::Standard {
-            to_the_end()
-        } else {
-            CheckOptions::default()
-        };
         let c = coverage(&prog, mode, opts);
         assert_eq!(c.basis, basis, "{mode:?}");
         let labels = labels_not_taken(&c);
@@ -214,15 +230,15 @@ fn a_dead_transition_is_left_out_and_partial_runs_say_so() {
         coverage(&bug, Mode::Standard, to_the_end()).basis,
         CoverageBasis::Exhaustive
     );
-    let refused = engine::check(
-        &prog,
-        Mode::Refine,
-        &CheckOptions {
-            show_coverage: true,
-            ..CheckOptions::default()
-        },
-    );
-    assert!(refused.is_err());
+    // refine, stopped by its budget: the final round is cut too.
+    for strategy in [CheckOptions::default(), refine_control()] {
+        let stopped = CheckOptions {
+            max_states: Some(2),
+            ..strategy
+        };
+        let c = coverage(&prog, Mode::Refine, stopped);
+        assert_eq!(c.basis, CoverageBasis::Partial);
+    }
 }
 
 /// A cooperative step fires several transitions (`compute_macro`), a

@@ -22,6 +22,7 @@
 
 mod carry;
 pub(crate) mod control;
+mod coverage;
 pub(crate) mod hybrid;
 mod search;
 
@@ -318,11 +319,15 @@ fn run_exceptions(
             true,
         )
     });
+    let coverage = opts
+        .show_coverage
+        .then(|| coverage::with_exceptions(prog, &mut exp, (&universe, &precise), &budget))
+        .flatten();
     // After the rendering, so that its peak memory counts.
     stats.finish(start.elapsed());
     crate::engine::dispose::dispose((h, exp));
     Ok(RunReport {
-        coverage: None,
+        coverage,
         blocks: None,
         model: prog.name.clone(),
         mode: Mode::Refine,

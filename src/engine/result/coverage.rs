@@ -22,9 +22,9 @@ pub enum CoverageBasis {
     /// `standard` searched every reachable state: a transition not taken
     /// is taken (or fails) in no reachable state.
     Exhaustive,
-    /// An abstract mode's complete fixpoint, which holds every reachable
-    /// state and more: a transition not taken is dead; one taken may
-    /// still be dead.
+    /// An abstract mode's complete fixpoint (refine's: one more round with
+    /// its final abstraction), which holds every reachable state and more:
+    /// a transition not taken is dead; one taken may still be dead.
     OverApproximation,
     /// The run stopped early or reduced its search (a budget, an error
     /// that ended it, `--max-depth`, `--por`, `--blocks`): a transition

@@ -202,8 +202,12 @@ pub(crate) fn run(
     });
     // After the rendering, so that its peak memory counts.
     stats.finish(start.elapsed());
+    let coverage = opts
+        .show_coverage
+        .then(|| super::coverage::with_control(prog, &mut exp, &part, &budget))
+        .flatten();
     Ok(RunReport {
-        coverage: None,
+        coverage,
         blocks: None,
         model: prog.name.clone(),
         mode: Mode::Refine,
