@@ -33,9 +33,6 @@ struct Inner {
     hit: Mutex<Option<(Limit, String)>>,
     /// `hit` is set: read on every check, without the lock.
     out: AtomicBool,
-    /// `hit`'s message says which step of many transitions it stopped
-    /// (`StepBudget::cut`): the first one only.
-    step_cut: AtomicBool,
     /// The progress line (on a terminal), which shows these budgets.
     progress: Mutex<progress::Progress>,
     /// What earlier rounds of a run counted against the state budget
@@ -71,7 +68,6 @@ impl Budget {
             last_memory_kib: AtomicU64::new(0),
             hit: Mutex::new(None),
             out: AtomicBool::new(false),
-            step_cut: AtomicBool::new(false),
             progress: Mutex::new(progress::Progress::new(limits, opts.progress)),
             spent: AtomicUsize::new(0),
         }))
@@ -135,8 +131,8 @@ impl Budget {
     }
 
     /// This budget, for the explorer's steps of many transitions to poll.
-    pub(crate) fn for_steps(&self) -> Option<Arc<dyn StepBudget>> {
-        Some(Arc::new(self.clone()))
+    pub(crate) fn for_steps(&self) -> Arc<dyn StepBudget> {
+        Arc::new(self.clone())
     }
 
     /// Has a budget run out (and stays out)?
@@ -259,44 +255,87 @@ thread_local! {
 
 /// A step of many transitions (a cooperative macro-step, a block) stops
 /// short once the time or memory budget is out; the state budget counts
-/// the engine's states, which such a step does not add to.
-///
-/// The step's tables (the stores it has run through, its ends, the
-/// interned stores) grow by doubling, each growth allocated at once: one
-/// can add as much as the step has taken so far between two reads of the
-/// memory, past the watchdog's margin. So a step also stops once what it
-/// has taken, taken again, would pass the budget.
+/// the engine's states, which such a step does not add to. It also stops
+/// before its tables grow past the memory budget: a growth is allocated
+/// at once, and could pass the budget between two reads of the resident
+/// memory by more than the watchdog's margin (`program/step_budget.rs`).
 impl StepBudget for Budget {
-    fn exhausted(&self, step: &mut StepPoll) -> bool {
+    fn exhausted(&self, poll: &mut StepPoll, growth: u64) -> bool {
+        let was_out = self.is_out();
         #[cfg(test)]
-        if let Some(poll) = STEP_OUT_AT_FOR_TESTS.with(|c| c.get()) {
-            if poll > 1 {
-                STEP_OUT_AT_FOR_TESTS.with(|c| c.set(Some(poll - 1)));
+        if let Some(at) = STEP_OUT_AT_FOR_TESTS.with(|c| c.get()) {
+            if at > 1 {
+                STEP_OUT_AT_FOR_TESTS.with(|c| c.set(Some(at - 1)));
             } else {
                 STEP_OUT_AT_FOR_TESTS.with(|c| c.set(None));
                 let why = "time budget of 0 s exhausted".to_string();
+                poll.ran_out_here = !was_out;
                 return self.ran_out(Limit::Time(Duration::ZERO), why).is_some();
             }
         }
         if self.time_or_memory_exceeded().is_some() {
+            poll.ran_out_here = !was_out;
             return true;
         }
-        let now = self.0.last_memory_kib.load(Ordering::Relaxed);
-        let (Some(max), true) = (self.0.max_memory_bytes, now > 0) else {
+        let now = self
+            .0
+            .last_memory_kib
+            .load(Ordering::Relaxed)
+            .saturating_mul(1024);
+        let Some(max) = self.0.max_memory_bytes else {
             return false;
         };
-        let first = *step.first_kib.get_or_insert(now);
-        let taken = now.saturating_sub(first);
-        let next = now.saturating_add(taken).saturating_mul(1024);
-        next >= max && self.memory_ran_out(max).is_some()
+        if now == 0 || now.saturating_add(growth) < max {
+            return false;
+        }
+        poll.ran_out_here = true;
+        let why = format!(
+            "memory budget of {} MiB would be passed by the next growth of a step's tables ({} MiB at once, at {} MiB resident)",
+            result::format_mib(max),
+            result::format_mib(growth),
+            result::format_mib(now)
+        );
+        self.ran_out(Limit::Memory(max), why).is_some()
     }
 
     fn cut(&self, inside: String) {
-        let mut hit = lock(&self.0.hit);
-        if let Some((_, why)) = hit.as_mut()
-            && !self.0.step_cut.swap(true, Ordering::Relaxed)
-        {
+        if let Some((_, why)) = lock(&self.0.hit).as_mut() {
             *why = format!("{why} {inside}");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn out_of_time() -> Budget {
+        Budget::new(&CheckOptions {
+            timeout: Some(Duration::ZERO),
+            ..CheckOptions::default()
+        })
+    }
+
+    /// A step's poll says it ran the budget out only when it did, so that
+    /// the message names the step only then; and once out, the budget
+    /// stays out for every check.
+    #[test]
+    fn a_step_names_itself_only_when_its_poll_ran_the_budget_out() {
+        let budget = out_of_time();
+        let mut poll = StepPoll::default();
+        assert!(budget.exhausted(&mut poll, 0));
+        assert!(poll.ran_out_here);
+        budget.cut("in a macro-step of T after 64 stores".into());
+        assert_eq!(
+            budget.hit_reason().as_deref(),
+            Some("time budget of 0 s exhausted in a macro-step of T after 64 stores")
+        );
+
+        let budget = out_of_time();
+        assert!(budget.exceeded(0).is_some(), "the engine's own check");
+        let mut poll = StepPoll::default();
+        assert!(budget.exhausted(&mut poll, 0));
+        assert!(!poll.ran_out_here);
+        assert!(budget.exceeded(1).is_some() && budget.exceeded_now(2, 10).is_some());
     }
 }

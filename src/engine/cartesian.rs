@@ -176,7 +176,7 @@ impl<'p> Cartesian<'p> {
             exp.track_taken();
         }
         let budget = Budget::new(opts);
-        exp.set_step_budget(budget.for_steps());
+        exp.set_step_budget(Some(budget.for_steps()));
         let mut stopped = None;
         crate::phase::enter(crate::Phase::Exceptions);
         let exceptions = match source {

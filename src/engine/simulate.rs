@@ -112,7 +112,7 @@ pub(crate) fn run(prog: &Program, opts: &SimulateOptions) -> Result<SimulationRe
     });
     crate::phase::enter(crate::Phase::Simulating);
     let mut exp = Explorer::new(prog);
-    exp.set_step_budget(budget.for_steps());
+    exp.set_step_budget(Some(budget.for_steps()));
     let inits = exp.initial_states();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(opts.seed);
     let mut moves: Vec<Move> = Vec::new();

@@ -15,8 +15,9 @@
 //! inference breaks every cycle of In locations, so only data can do this)
 //! gives no successor.
 
-use super::explore::{Explorer, StepPoll, Succs};
+use super::explore::{Explorer, Succs};
 use super::fire::{fire_all, fire_all_counting};
+use super::step_budget::StepPoll;
 use super::{Program, Val};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -39,12 +40,8 @@ impl Explorer<'_> {
         let ls = self.local(thread, l).to_vec();
         let mut work = vec![(gs, ls, None::<u32>)];
         let mut fired = Vec::new();
-        let (mut stores, mut poll) = (0u32, StepPoll::default());
+        let mut poll = StepPoll::default();
         while let Some((gs, ls, first)) = work.pop() {
-            stores = stores.wrapping_add(1);
-            if self.step_exhausted(thread, (stores, &mut poll), &mut out) {
-                break;
-            }
             fired.clear();
             let taken = self.taken.as_ref();
             let error = fire_all_counting(prog, thread, (&gs, &ls), &mut fired, &mut 0, taken);
@@ -57,6 +54,15 @@ impl Explorer<'_> {
                     // the search too (as if its location were Out).
                     self.end_step(template, (&gs, &ls), first, &mut ends, &mut out);
                 }
+            }
+            let tables = (&seen, &ends);
+            if self.step_exhausted(
+                (thread, template),
+                (&mut poll, fired.len()),
+                tables,
+                &mut out,
+            ) {
+                break;
             }
             for (g2, l2, ti) in fired.drain(..) {
                 let first = first.unwrap_or(ti);

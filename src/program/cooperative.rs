@@ -22,8 +22,9 @@
 //! give no successor (the run never reaches a scheduling point).
 
 use super::access::Access;
-use super::explore::{Explorer, StepPoll, Succs};
+use super::explore::{Explorer, Succs};
 use super::fire::fire_all_counting;
+use super::step_budget::StepPoll;
 use super::{Program, Release, Scheduler, Template, Val};
 use rustc_hash::FxHashSet;
 
@@ -143,12 +144,8 @@ impl Explorer<'_> {
         let mut ends: FxHashSet<(u32, u32, u32)> = FxHashSet::default();
         let mut work = vec![(gs, ls, None::<u32>)];
         let mut fired = Vec::new();
-        let (mut stores, mut poll) = (0u32, StepPoll::default());
+        let mut poll = StepPoll::default();
         while let Some((gs, ls, first)) = work.pop() {
-            stores = stores.wrapping_add(1);
-            if self.step_exhausted(thread, (stores, &mut poll), &mut out) {
-                break;
-            }
             fired.clear();
             let taken = self.taken.as_ref();
             let error = fire_all_counting(prog, thread, (&gs, &ls), &mut fired, &mut 0, taken);
@@ -162,6 +159,15 @@ impl Explorer<'_> {
                     prog.threads[thread].name, tpl.locations[ls[0] as usize]
                 );
                 out.error = Some((first.unwrap_or(0), msg));
+            }
+            let tables = (&seen, &ends);
+            if self.step_exhausted(
+                (thread, template),
+                (&mut poll, fired.len()),
+                tables,
+                &mut out,
+            ) {
+                break;
             }
             for (mut g2, l2, ti) in fired.drain(..) {
                 let first = first.unwrap_or(ti);

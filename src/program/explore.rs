@@ -7,6 +7,7 @@ use super::dense_memo::DenseMemo;
 use super::fire::{fire_all_counting, uses_tid};
 pub(crate) use super::interner::Interner;
 use super::rendezvous::Offers;
+use super::step_budget::StepBudget;
 use super::taken::Taken;
 use super::{Ctx, Program, Val};
 use rustc_hash::FxHashMap;
@@ -50,29 +51,6 @@ impl Succs {
     }
 }
 
-/// What a step of many transitions polls as it goes (the engines' budget):
-/// one such step can run through millions of stores (a chain of `any`
-/// inside a macro-step), so it cannot wait for the engine's next check.
-pub(crate) trait StepBudget: Send + Sync {
-    /// Has a budget run out? Called every `STEP_POLL` stores of a step,
-    /// with what the budget keeps about the step between polls.
-    fn exhausted(&self, step: &mut StepPoll) -> bool;
-    /// A step stopped short: `inside` says which, for the message of the
-    /// budget that ran out (the first step cut).
-    fn cut(&self, inside: String);
-}
-
-/// What a `StepBudget` keeps about one step between its polls.
-#[derive(Default)]
-pub(crate) struct StepPoll {
-    /// The resident memory at the step's first poll, in KiB.
-    pub(crate) first_kib: Option<u64>,
-}
-
-/// How many stores of one step are run between two budget polls: a poll
-/// reads the clock, and the budget reads the memory every 20 ms at most.
-const STEP_POLL: u32 = 64;
-
 /// Mutable exploration context over a program: store interners and the
 /// successor memo. Engines own one each.
 pub(crate) struct Explorer<'p> {
@@ -102,9 +80,9 @@ pub(crate) struct Explorer<'p> {
     blocks: Option<Arc<Boundaries>>,
     /// `--show coverage`: the transitions taken so far (`taken.rs`).
     pub(super) taken: Option<Taken>,
-    /// What a step of many transitions polls (`StepBudget`); none, and such
-    /// a step always runs to its end.
-    step_budget: Option<Arc<dyn StepBudget>>,
+    /// What a step of many transitions polls (`step_budget.rs`); none,
+    /// and such a step always runs to its end.
+    pub(super) step_budget: Option<Arc<dyn StepBudget>>,
 }
 
 /// Memo entries kept at most; past this, successors are recomputed.
@@ -162,42 +140,6 @@ impl<'p> Explorer<'p> {
             taken: None,
             step_budget: None,
         }
-    }
-
-    /// Steps of many transitions poll `budget` as they go, and stop short
-    /// (`Succs::cut`) once it has run out; `None` lets them run to the end
-    /// (a trace being rebuilt needs its steps whole).
-    pub(crate) fn set_step_budget(&mut self, budget: Option<Arc<dyn StepBudget>>) {
-        self.step_budget = budget;
-    }
-
-    /// In a step of many transitions of `thread`, after its `stores`-th
-    /// store: must it stop short? Then `out` is marked cut, its ends
-    /// dropped, and the budget told which step it was.
-    pub(super) fn step_exhausted(
-        &self,
-        thread: usize,
-        (stores, poll): (u32, &mut StepPoll),
-        out: &mut Succs,
-    ) -> bool {
-        let Some(budget) = &self.step_budget else {
-            return false;
-        };
-        if !stores.is_multiple_of(STEP_POLL) || !budget.exhausted(poll) {
-            return false;
-        }
-        out.cut = true;
-        out.steps = Vec::new();
-        let name = &self.prog.threads[thread].name;
-        budget.cut(match self.prog.scheduler {
-            Some(_) => format!(
-                "{stores} stores into one macro-step of {name}, which a `yield` would split"
-            ),
-            None => format!(
-                "{stores} stores into one block step of {name}, which running without `--blocks` would split"
-            ),
-        });
-        true
     }
 
     /// Records from now on which transitions are taken (`taken.rs`).

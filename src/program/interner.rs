@@ -64,6 +64,20 @@ impl Interner {
     pub(crate) fn len(&self) -> usize {
         self.ends.len()
     }
+
+    /// Values of all stores together.
+    pub(crate) fn values_len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// What the table, the values and the ends can hold before they grow.
+    pub(crate) fn capacities(&self) -> (usize, usize, usize) {
+        (
+            self.table.capacity(),
+            self.values.capacity(),
+            self.ends.capacity(),
+        )
+    }
 }
 
 #[cfg(test)]

@@ -16,11 +16,13 @@ pub(crate) mod locks;
 pub(crate) mod ops;
 pub(crate) mod ranges;
 pub(crate) mod rendezvous;
+pub(crate) mod step_budget;
 pub(crate) mod taken;
 
 pub(crate) use cexpr::{CExpr, Ctx, EvalError, StateView, Val};
 pub(crate) use error_state::ErrorState;
-pub(crate) use explore::{Explorer, StepBudget, StepPoll, Succs};
+pub(crate) use explore::{Explorer, Succs};
+pub(crate) use step_budget::{StepBudget, StepPoll};
 
 /// The domain of one scalar (a variable or an array cell).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

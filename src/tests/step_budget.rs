@@ -14,8 +14,9 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// One cooperative thread whose first macro-step runs 111 stores (x, then
-/// y, over 0..9) to 100 ends; the error is one of them.
+/// One cooperative thread whose first macro-step reaches 210 stores (x,
+/// then y, over 0..9, then one more each) and 100 ends; the error is one
+/// of them.
 fn macro_step() -> Value {
     json!({
         "name": "one-long-step", "scheduling": "cooperative",
@@ -92,7 +93,7 @@ fn a_budget_out_inside_a_macro_step_ends_every_mode_unknown() {
         let (verdict, reason) = run(&prog, *mode, opts, true);
         assert_eq!(verdict, Verdict::Unknown, "{mode:?}: {reason}");
         assert!(
-            reason.contains("time budget of 0 s exhausted 64 stores into one macro-step of T, which a `yield` would split"),
+            reason.contains("time budget of 0 s exhausted in a macro-step of T after 64 stores: a `yield` would split it"),
             "{mode:?}: {reason}"
         );
     }
@@ -107,7 +108,7 @@ fn a_budget_out_inside_a_macro_step_ends_every_mode_unknown() {
     assert_eq!(o.verdict, Verdict::Unknown, "{}", o.reason);
     assert!(
         o.reason.contains(
-            "stopped in run 1 of 5: time budget of 0 s exhausted 64 stores into one macro-step of T"
+            "stopped in run 1 of 5: time budget of 0 s exhausted in a macro-step of T after 64 stores"
         ),
         "{}",
         o.reason
@@ -130,7 +131,7 @@ fn a_budget_out_inside_a_block_ends_unknown() {
         assert_eq!(verdict, Verdict::Unknown, "{mode:?}: {reason}");
         assert!(
             reason.contains(
-                "64 stores into one block step of T, which running without `--blocks` would split"
+                "time budget of 0 s exhausted in a block step of T after 70 stores: without `--blocks` each transition is a step"
             ),
             "{mode:?}: {reason}"
         );
@@ -141,24 +142,27 @@ fn a_budget_out_inside_a_block_ends_unknown() {
 struct OutAt(AtomicU32);
 
 impl StepBudget for OutAt {
-    fn exhausted(&self, _: &mut StepPoll) -> bool {
+    fn exhausted(&self, _: &mut StepPoll, _: u64) -> bool {
         self.0.fetch_sub(1, Ordering::Relaxed) <= 1
     }
     fn cut(&self, _: String) {}
 }
 
 /// A cut step has no ends and counts as moving, and is not memoised: asked
-/// again with the budget lifted, the step has all its ends.
+/// again under a budget that is never out, the step has all its ends.
+/// The step reaches 210 stores (10 values of x, 100 of x and y, and one
+/// successor of each of those, depth first), so it polls at 64, 128 and 192.
 #[test]
 fn a_cut_step_is_neither_stuck_nor_remembered() {
     let prog = common::load_value(&macro_step());
     let mut exp = Explorer::new(&prog);
     let (g, ls) = exp.initial_states()[0].clone();
-    exp.set_step_budget(Some(Arc::new(OutAt(AtomicU32::new(1)))));
-    let cut = exp.successors(0, g, ls[0]);
-    assert!(cut.cut && cut.steps.is_empty() && cut.moves(false));
-    // 111 stores poll once: out from the second poll on, the step ends.
-    exp.set_step_budget(Some(Arc::new(OutAt(AtomicU32::new(2)))));
+    for at in [1, 3] {
+        exp.set_step_budget(Some(Arc::new(OutAt(AtomicU32::new(at)))));
+        let cut = exp.successors(0, g, ls[0]);
+        assert!(cut.cut && cut.steps.is_empty() && cut.moves(false), "{at}");
+    }
+    exp.set_step_budget(Some(Arc::new(OutAt(AtomicU32::new(4)))));
     let whole = exp.successors(0, g, ls[0]);
     assert!(!whole.cut);
     assert_eq!(whole.steps.len(), 100);

@@ -160,7 +160,7 @@ fn run_exceptions(
     crate::phase::enter(crate::Phase::Searching);
     let (mut exp, universe) = Cartesian::explorer(prog, &ranges)?;
     let budget = Budget::new(opts);
-    exp.set_step_budget(budget.for_steps());
+    exp.set_step_budget(Some(budget.for_steps()));
     let mut precise: FxHashSet<u32> = FxHashSet::default();
     // One slot per property, then model-errors: None while open.
     let mut decided: Vec<Option<Outcome>> = vec![None; props.len() + 1];

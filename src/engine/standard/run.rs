@@ -73,7 +73,7 @@ pub(crate) fn run(
             s.reducer = Some(Reducer::new(prog, &props));
         }
         let budget = Budget::new(opts);
-        s.exp.set_step_budget(budget.for_steps());
+        s.exp.set_step_budget(Some(budget.for_steps()));
         let f = s.bfs(&props, &budget);
         // The traces are rebuilt through whole steps, budget or not.
         s.exp.set_step_budget(None);

@@ -163,7 +163,7 @@ impl<'p> ThreadModular<'p> {
         // Each (component, g, l) is stepped once: memoising successors
         // only costs memory.
         let mut exp = Explorer::new(prog).without_memo().with_blocks(blocks);
-        exp.set_step_budget(budget.for_steps());
+        exp.set_step_budget(Some(budget.for_steps()));
         // Each fact is fired once, so tracking costs a bit per fact:
         // always on, and reported when `--show coverage` asks.
         exp.track_taken();

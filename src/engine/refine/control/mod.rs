@@ -71,7 +71,7 @@ pub(crate) fn run(
     let (props, deciders) = abstract_report::prepare(prog, opts, Mode::Refine)?;
     let budget = Budget::new(opts);
     let mut exp = Explorer::new(prog);
-    exp.set_step_budget(budget.for_steps());
+    exp.set_step_budget(Some(budget.for_steps()));
     let mut refiner = Refiner::new(monotonic);
     let mut part = Partition::coarsest(prog);
     let names: Vec<String> = props
