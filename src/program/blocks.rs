@@ -17,9 +17,9 @@
 
 use super::explore::{Explorer, Succs};
 use super::fire::{fire_all, fire_all_counting};
-use super::step_budget::StepPoll;
+use super::step_budget::{Ends, Seen, StepPoll};
 use super::{Program, Val};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 /// Where blocks end: `out[template][location]`.
 #[derive(Clone, Debug)]
@@ -34,8 +34,8 @@ impl Explorer<'_> {
         let template = prog.threads[thread].template as usize;
         let out_at = &b.out[template];
         let mut out = Succs::default();
-        let mut seen: FxHashSet<(Vec<Val>, Vec<Val>, u32)> = FxHashSet::default();
-        let mut ends: FxHashSet<(u32, u32, u32)> = FxHashSet::default();
+        let mut seen = Seen::default();
+        let mut ends = Ends::default();
         let gs = self.globals.get(g).to_vec();
         let ls = self.local(thread, l).to_vec();
         let mut work = vec![(gs, ls, None::<u32>)];
@@ -55,13 +55,8 @@ impl Explorer<'_> {
                     self.end_step(template, (&gs, &ls), first, &mut ends, &mut out);
                 }
             }
-            let tables = (&seen, &ends);
-            if self.step_exhausted(
-                (thread, template),
-                (&mut poll, fired.len()),
-                tables,
-                &mut out,
-            ) {
+            let (steps, tables) = ((&mut poll, fired.len()), (&seen, &ends));
+            if self.step_exhausted((thread, template), steps, tables, &mut out) {
                 break;
             }
             for (g2, l2, ti) in fired.drain(..) {

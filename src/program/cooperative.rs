@@ -24,9 +24,8 @@
 use super::access::Access;
 use super::explore::{Explorer, Succs};
 use super::fire::fire_all_counting;
-use super::step_budget::StepPoll;
+use super::step_budget::{Ends, Seen, StepPoll};
 use super::{Program, Release, Scheduler, Template, Val};
-use rustc_hash::FxHashSet;
 
 /// The transitions a macro-step starting with `first` may fire: those
 /// reachable through transitions that do not release the processor.
@@ -137,11 +136,11 @@ impl Explorer<'_> {
         let template = prog.threads[thread].template as usize;
         // Stores in the middle of a macro-step, with the transition it
         // started with; each pair is continued once.
-        let mut seen: FxHashSet<(Vec<Val>, Vec<Val>, u32)> = FxHashSet::default();
+        let mut seen = Seen::default();
         // Ends by the transition they start with: each first transition
         // that can move is a step of its own (partial-order reduction reads
         // which transitions are enabled from the steps).
-        let mut ends: FxHashSet<(u32, u32, u32)> = FxHashSet::default();
+        let mut ends = Ends::default();
         let mut work = vec![(gs, ls, None::<u32>)];
         let mut fired = Vec::new();
         let mut poll = StepPoll::default();
@@ -160,13 +159,8 @@ impl Explorer<'_> {
                 );
                 out.error = Some((first.unwrap_or(0), msg));
             }
-            let tables = (&seen, &ends);
-            if self.step_exhausted(
-                (thread, template),
-                (&mut poll, fired.len()),
-                tables,
-                &mut out,
-            ) {
+            let (steps, tables) = ((&mut poll, fired.len()), (&seen, &ends));
+            if self.step_exhausted((thread, template), steps, tables, &mut out) {
                 break;
             }
             for (mut g2, l2, ti) in fired.drain(..) {
