@@ -323,7 +323,7 @@ fn run_exceptions(
         .show_coverage
         .then(|| coverage::with_exceptions(prog, &mut exp, (&universe, &precise), &budget))
         .flatten();
-    // After the rendering, so that its peak memory counts.
+    // After the rendering and the coverage round, so that they count.
     stats.finish(start.elapsed());
     crate::engine::dispose::dispose((h, exp));
     Ok(RunReport {

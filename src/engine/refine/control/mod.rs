@@ -200,12 +200,12 @@ pub(crate) fn run(
         let guard = RenderGuard::new(opts);
         guard.finish(invariant(&exp, &fx, &part, &guard), false)
     });
-    // After the rendering, so that its peak memory counts.
-    stats.finish(start.elapsed());
     let coverage = opts
         .show_coverage
         .then(|| super::coverage::with_control(prog, &mut exp, &part, &budget))
         .flatten();
+    // After the rendering and the coverage round, so that they count.
+    stats.finish(start.elapsed());
     Ok(RunReport {
         coverage,
         blocks: None,
