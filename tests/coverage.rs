@@ -5,6 +5,14 @@ mod cli;
 
 use cli::{json_lines, weft};
 
+/// The text output's lines for transitions never taken.
+fn never_taken(stdout: &str) -> Vec<&str> {
+    stdout
+        .lines()
+        .filter(|l| l.ends_with("never taken"))
+        .collect()
+}
+
 /// svcomp-peterson's assertion transitions (to `ERROR`) are taken in no
 /// reachable state, as the model's `expect` of `safe` says; every other
 /// transition is taken.
@@ -17,11 +25,7 @@ fn the_transitions_never_taken_are_listed_in_text_and_json() {
         "{}",
         text.stdout
     );
-    let never: Vec<&str> = text
-        .stdout
-        .lines()
-        .filter(|l| l.ends_with("never taken"))
-        .collect();
+    let never = never_taken(&text.stdout);
     assert_eq!(never.len(), 2, "{}", text.stdout);
     assert!(never.iter().all(|l| l.contains("-> ERROR")), "{never:?}");
 
@@ -71,11 +75,7 @@ fn refine_lists_what_its_final_abstraction_never_takes() {
             "{strategy}: {}",
             r.stdout
         );
-        let never: Vec<&str> = r
-            .stdout
-            .lines()
-            .filter(|l| l.ends_with("never taken"))
-            .collect();
+        let never = never_taken(&r.stdout);
         assert_eq!(never.len(), 2, "{strategy}: {}", r.stdout);
         assert!(never.iter().all(|l| l.contains("-> ERROR")), "{never:?}");
     }

@@ -8,6 +8,7 @@
 //! time and doubled the memory the stores take.
 
 use super::Val;
+use super::step_budget::{table_growth, vec_growth};
 use hashbrown::HashTable;
 use std::hash::BuildHasher;
 
@@ -65,18 +66,20 @@ impl Interner {
         self.ends.len()
     }
 
-    /// Values of all stores together.
-    pub(crate) fn values_len(&self) -> usize {
-        self.values.len()
-    }
-
-    /// What the table, the values and the ends can hold before they grow.
-    pub(crate) fn capacities(&self) -> (usize, usize, usize) {
-        (
-            self.table.capacity(),
-            self.values.capacity(),
-            self.ends.capacity(),
-        )
+    /// Bytes this interner allocates at once if `more` stores are added
+    /// (for a step's budget, `step_budget.rs`).
+    pub(crate) fn growth(&self, more: usize) -> u64 {
+        let (len, values) = (self.len(), self.values.len());
+        let per_store = values.checked_div(len).unwrap_or(1);
+        let table = self.table.capacity();
+        table_growth(len, table, size_of::<u32>(), more)
+            + vec_growth(
+                values,
+                self.values.capacity(),
+                size_of::<Val>(),
+                more * per_store,
+            )
+            + vec_growth(len, self.ends.capacity(), size_of::<usize>(), more)
     }
 }
 

@@ -15,7 +15,6 @@
 
 use super::Val;
 use super::explore::{Explorer, Step, Succs};
-use super::interner::Interner;
 use rustc_hash::FxHashSet;
 use std::sync::Arc;
 
@@ -55,7 +54,7 @@ pub(super) type Ends = FxHashSet<(u32, u32, u32)>;
 /// Bytes a hash table allocates when it next grows (hashbrown: twice the
 /// buckets, one control byte each beside the entry), if `more` entries
 /// would reach its `capacity`; else 0.
-fn table_growth(len: usize, capacity: usize, entry: usize, more: usize) -> u64 {
+pub(super) fn table_growth(len: usize, capacity: usize, entry: usize, more: usize) -> u64 {
     if len + more < capacity {
         return 0;
     }
@@ -65,27 +64,11 @@ fn table_growth(len: usize, capacity: usize, entry: usize, more: usize) -> u64 {
 }
 
 /// As `table_growth`, for a vector (twice its capacity).
-fn vec_growth(len: usize, capacity: usize, entry: usize, more: usize) -> u64 {
+pub(super) fn vec_growth(len: usize, capacity: usize, entry: usize, more: usize) -> u64 {
     if len + more < capacity {
         return 0;
     }
     (capacity.max(4) * 2 * entry) as u64
-}
-
-impl Interner {
-    /// Bytes this interner allocates at once if `more` stores are added.
-    fn growth(&self, more: usize) -> u64 {
-        let (table, values, ends) = self.capacities();
-        let per_store = self.values_len().checked_div(self.len()).unwrap_or(1);
-        table_growth(self.len(), table, size_of::<u32>(), more)
-            + vec_growth(
-                self.values_len(),
-                values,
-                size_of::<Val>(),
-                more * per_store,
-            )
-            + vec_growth(self.len(), ends, size_of::<usize>(), more)
-    }
 }
 
 impl Explorer<'_> {
