@@ -3,7 +3,7 @@
 //! line is a thin layer over these calls.
 
 use crate::engine::result::{ReplayReport, RunReport, SimulationReport, Trace};
-use crate::engine::{self, CheckError, CheckOptions, Mode, SimulateOptions};
+use crate::engine::{self, CheckError, CheckOptions, Mode, ReplayOptions, SimulateOptions};
 use crate::model::Expectation;
 use crate::model::{Diagnostic, Model};
 pub use crate::promela::Error as PromelaError;
@@ -195,7 +195,30 @@ impl Model {
         trace: &Trace,
         property: Option<&str>,
     ) -> Result<ReplayReport, CheckError> {
-        engine::replay::replay(self.program(), trace, property)
+        self.replay_with(trace, property, &ReplayOptions::default())
+    }
+
+    /// `replay` within budgets (`weft replay --timeout --max-memory`): a
+    /// budget that runs out stops the replay where it is, and
+    /// `ReplayReport::stopped` says where and why.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use weft::{CheckOptions, Mode, Model, ReplayOptions};
+    /// let model = Model::load("models/bug-ticket-lock.json").unwrap();
+    /// let report = model.check(Mode::Standard, &CheckOptions::default()).unwrap();
+    /// let trace = report.outcomes[0].trace.as_ref().unwrap();
+    /// let opts = ReplayOptions { timeout: Some(Duration::from_secs(60)), ..ReplayOptions::default() };
+    /// let replay = model.replay_with(trace, Some("mutex"), &opts).unwrap();
+    /// assert!(replay.confirmed() && replay.stopped.is_none());
+    /// ```
+    pub fn replay_with(
+        &self,
+        trace: &Trace,
+        property: Option<&str>,
+        opts: &ReplayOptions,
+    ) -> Result<ReplayReport, CheckError> {
+        engine::replay::replay(self.program(), trace, property, opts)
     }
 
     /// Random runs (`weft simulate`): each step picked uniformly among all

@@ -47,7 +47,6 @@ mod words;
 mod tests;
 
 pub use builder::{ModelBuilder, TemplateBuilder};
-pub use engine::SimulateOptions;
 pub use engine::dispose::leave_engine_state_at_exit;
 pub use engine::result::{
     AbstractProduct, ClassProduct, Derivation, Derived, GuaranteeEdge, Invariant, InvariantForm,
@@ -57,8 +56,11 @@ pub use engine::result::{
 pub use engine::result::{BlockLocation, BlockReport, BlockTransition, TemplateBlockReport};
 pub use engine::result::{Coverage, CoverageBasis, TemplateCoverage, UntakenTransition};
 pub use engine::result::{Limit, NextStep, Suggestion};
-pub use engine::result::{ReplayFailure, ReplayReport, SimulationReport, StuckState};
+pub use engine::result::{
+    ReplayFailure, ReplayReport, ReplayStopped, SimulationReport, StuckState,
+};
 pub use engine::{CheckError, CheckOptions, MODEL_ERRORS, Mode, Refinement, Verdict};
+pub use engine::{ReplayOptions, SimulateOptions};
 pub use facade::{LoadOptions, Promela, PromelaError};
 pub use model::{Diagnostic, Expectation, Model};
 pub use phase::Phase;

@@ -425,7 +425,7 @@ impl Budgets {
 }
 
 /// `weft replay`: exit 0 when the trace re-executes and ends in its error
-/// state, 1 when it does not, 3 when a budget ran out.
+/// state, 1 when it does not, 3 when a budget ran out before it could tell.
 fn replay(args: ReplayArgs, started: std::time::Instant) -> Result<u8, Failure> {
     let budgets = Budgets::new(started, args.timeout, args.max_memory);
     let without_error = args.error.is_none();
@@ -447,8 +447,13 @@ fn replay(args: ReplayArgs, started: std::time::Instant) -> Result<u8, Failure> 
         Ok(saved) => saved,
         Err(code) => return Ok(code),
     };
+    let opts = weft::ReplayOptions {
+        timeout: budgets.timeout,
+        max_memory_bytes: budgets.max_memory_bytes,
+        started: Some(started),
+    };
     let report = model
-        .replay(&saved.trace, saved.property.as_deref())
+        .replay_with(&saved.trace, saved.property.as_deref(), &opts)
         .map_err(|e| {
             let unknown = matches!(e, weft::CheckError::UnknownProperty { .. });
             let hint = if unknown && without_error {
@@ -460,7 +465,7 @@ fn replay(args: ReplayArgs, started: std::time::Instant) -> Result<u8, Failure> 
         })?;
     weft::phase::enter(weft::Phase::Reporting);
     print!("{}", report.to_text());
-    Ok(if report.confirmed() { 0 } else { 1 })
+    Ok(report.exit_code() as u8)
 }
 
 /// `weft simulate`: exit 1 when a run found an error, else 0 (also when a

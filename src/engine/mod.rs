@@ -31,6 +31,7 @@ pub(crate) use budget::STEP_OUT_AT_FOR_TESTS;
 pub(crate) use budget::{Budget, POLL_EVERY};
 
 pub use error::CheckError;
+pub use replay::ReplayOptions;
 pub use simulate::SimulateOptions;
 pub use verdict::{Mode, Verdict};
 

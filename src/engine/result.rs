@@ -9,12 +9,14 @@ use std::time::Duration;
 
 mod coverage;
 mod invariant;
+mod replay;
 pub use coverage::{Coverage, CoverageBasis, TemplateCoverage, UntakenTransition};
 pub(crate) use invariant::runs;
 pub use invariant::{
     AbstractProduct, ClassProduct, GuaranteeEdge, Invariant, InvariantForm, ReachFact,
     RefinedExceptions, ThreadClass, ThreadSummary,
 };
+pub use replay::{ReplayFailure, ReplayReport, ReplayStopped};
 
 /// A store as the user reads it: variable name → value, in declaration
 /// order. Booleans are JSON booleans, arrays JSON arrays; a thread's local
@@ -431,60 +433,6 @@ impl Stats {
         self.push("time_s", (elapsed.as_secs_f64() * 1e6).round() / 1e6);
         if let Some(kb) = crate::sys::peak_memory_kib() {
             self.push("peak_memory_bytes", kb * 1024);
-        }
-    }
-}
-
-/// What `weft replay` found: how far a saved trace re-executes on the
-/// model, where it stopped if it did, and which error states its last
-/// state is in.
-#[derive(Clone, Debug)]
-pub struct ReplayReport {
-    /// The model's name.
-    pub model: String,
-    /// The property the trace is a counterexample to, if known (the
-    /// record's `property`, or the one asked for).
-    pub property: Option<String>,
-    /// The steps in the trace.
-    pub steps: usize,
-    /// The confirmed part: the initial state and every step that
-    /// re-executed, with the values the model computed. `None` when the
-    /// initial state itself is not one of the model's.
-    pub replayed: Option<Trace>,
-    /// The first step that does not re-execute (0: the initial state).
-    pub failure: Option<ReplayFailure>,
-    /// The properties whose error predicate holds in the last state (when
-    /// every step re-executed), in the model's order.
-    pub error_properties: Vec<String>,
-    /// The run-time model error in the last state, if any (worded as
-    /// `standard` words it).
-    pub model_error: Option<String>,
-    /// The `failure` the saved trace recorded, if any.
-    pub recorded_failure: Option<String>,
-}
-
-/// The first step of a saved trace that the model does not take.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ReplayFailure {
-    /// The step's number, from 1; 0 is the initial state.
-    pub step: usize,
-    /// Why: the step is not enabled, leads elsewhere, or names what the
-    /// model does not have.
-    pub reason: String,
-}
-
-impl ReplayReport {
-    /// Did the whole trace re-execute and end in an error state: of its
-    /// property when known (`model-errors`: a run-time error), else of
-    /// any property or a run-time error?
-    pub fn confirmed(&self) -> bool {
-        if self.failure.is_some() {
-            return false;
-        }
-        match self.property.as_deref() {
-            Some(super::MODEL_ERRORS) => self.model_error.is_some(),
-            Some(p) => self.error_properties.iter().any(|e| e == p),
-            None => !self.error_properties.is_empty() || self.model_error.is_some(),
         }
     }
 }

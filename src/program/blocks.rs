@@ -17,9 +17,9 @@
 
 use super::explore::{Explorer, Succs};
 use super::fire::{fire_all, fire_all_counting};
+use super::interner::Interner;
 use super::step_budget::{Ends, Seen, StepPoll};
 use super::{Program, Val};
-use rustc_hash::FxHashMap;
 
 /// Where blocks end: `out[template][location]`.
 #[derive(Clone, Debug)]
@@ -91,56 +91,30 @@ pub(crate) fn block_path(
     first: u32,
 ) -> Option<Vec<Inner>> {
     let out_at = &b.out[prog.threads[thread].template as usize];
-    type Node = (Vec<Val>, Vec<Val>);
-    let mut parent: FxHashMap<Node, (Node, u32)> = FxHashMap::default();
-    let start: Node = (from.0.to_vec(), from.1.to_vec());
-    let mut level = vec![start.clone()];
+    let mut reached = Reached::new(from);
     let mut fired = Vec::new();
-    let mut depth = 0;
-    while !level.is_empty() {
-        let mut next = Vec::new();
-        for node in level {
-            fired.clear();
-            fire_all(prog, thread, &node.0, &node.1, &mut fired);
-            for (g2, l2, ti) in fired.drain(..) {
-                if depth == 0 && ti != first {
-                    continue;
-                }
-                let child = (g2, l2);
-                if child == start || parent.contains_key(&child) {
-                    continue;
-                }
-                parent.insert(child.clone(), (node.clone(), ti));
-                if child.0 == to.0 && child.1 == to.1 {
-                    return Some(unwind(&parent, &start, child));
-                }
-                if !out_at[child.1[0] as usize] {
-                    next.push(child);
-                }
+    // The stores are numbered in the order reached: a breadth-first queue.
+    for node in 0.. {
+        let (g, l) = reached.stores(node)?;
+        // Only the start is expanded at an Out location: a block ends there.
+        if node > 0 && out_at[l[0] as usize] {
+            continue;
+        }
+        fired.clear();
+        fire_all(prog, thread, &g, &l, &mut fired);
+        for (g2, l2, ti) in fired.drain(..) {
+            if node == 0 && ti != first {
+                continue;
+            }
+            let Some(child) = reached.add((&g2, &l2), node, ti) else {
+                continue;
+            };
+            if g2 == to.0 && l2 == to.1 {
+                return Some(reached.path(child));
             }
         }
-        level = next;
-        depth += 1;
     }
     None
-}
-
-type Parents = FxHashMap<(Vec<Val>, Vec<Val>), ((Vec<Val>, Vec<Val>), u32)>;
-
-fn unwind(parent: &Parents, start: &(Vec<Val>, Vec<Val>), end: (Vec<Val>, Vec<Val>)) -> Vec<Inner> {
-    let mut steps = Vec::new();
-    let mut at = end;
-    while &at != start {
-        let (prev, ti) = parent[&at].clone();
-        steps.push(Inner {
-            trans: ti,
-            g: at.0,
-            l: at.1,
-        });
-        at = prev;
-    }
-    steps.reverse();
-    steps
 }
 
 /// The transitions from the Out state `(gs, ls)` of `thread` into its
@@ -155,28 +129,91 @@ pub(crate) fn path_to_error(
     ls: &[Val],
 ) -> Option<Vec<Inner>> {
     let out_at = &b.out[prog.threads[thread].template as usize];
-    type Node = (Vec<Val>, Vec<Val>);
-    let start: Node = (gs.to_vec(), ls.to_vec());
-    let mut parent: FxHashMap<Node, (Node, u32)> = FxHashMap::default();
-    let mut level = vec![start.clone()];
+    let mut reached = Reached::new((gs, ls));
     let mut fired = Vec::new();
-    while !level.is_empty() {
-        let mut next = Vec::new();
-        for node in level {
-            fired.clear();
-            if fire_all(prog, thread, &node.0, &node.1, &mut fired).is_some() {
-                return Some(unwind(&parent, &start, node));
-            }
-            for (g2, l2, ti) in fired.drain(..) {
-                let child = (g2, l2);
-                if out_at[child.1[0] as usize] || child == start || parent.contains_key(&child) {
-                    continue;
-                }
-                parent.insert(child.clone(), (node.clone(), ti));
-                next.push(child);
+    for node in 0.. {
+        let (g, l) = reached.stores(node)?;
+        fired.clear();
+        if fire_all(prog, thread, &g, &l, &mut fired).is_some() {
+            return Some(reached.path(node));
+        }
+        for (g2, l2, ti) in fired.drain(..) {
+            if !out_at[l2[0] as usize] {
+                reached.add((&g2, &l2), node, ti);
             }
         }
-        level = next;
     }
     None
+}
+
+/// The stores a path search inside one block has reached, each once, and
+/// numbered in the order reached (0: where it starts), so that the
+/// numbers are its breadth-first queue. A block can run through millions
+/// of stores, and the search runs after the search of states, beside all
+/// it keeps: interned, a store takes its values and a dozen bytes, where
+/// a map from each store to its parent, both boxed, took ten times that.
+struct Reached {
+    /// Each store's global then local values.
+    stores: Interner,
+    /// How store `n` was first reached: the store before it and the
+    /// transition (the start's is never read).
+    parent: Vec<(u32, u32)>,
+    /// The length of a global store.
+    globals: usize,
+    /// A global and a local store, joined for `stores`.
+    joined: Vec<Val>,
+}
+
+impl Reached {
+    fn new((g, l): (&[Val], &[Val])) -> Reached {
+        let mut reached = Reached {
+            stores: Interner::default(),
+            parent: Vec::new(),
+            globals: g.len(),
+            joined: Vec::new(),
+        };
+        reached.add((g, l), 0, 0);
+        reached
+    }
+
+    /// Adds the store `(g, l)`, reached from store `from` by `trans`: its
+    /// number, `None` if it was reached before.
+    fn add(&mut self, (g, l): (&[Val], &[Val]), from: u32, trans: u32) -> Option<u32> {
+        self.joined.clear();
+        self.joined.extend_from_slice(g);
+        self.joined.extend_from_slice(l);
+        let known = self.stores.len();
+        let n = self.stores.intern(&self.joined);
+        (n as usize == known).then(|| {
+            self.parent.push((from, trans));
+            n
+        })
+    }
+
+    /// Store `n`'s global and local values, if it has been reached.
+    fn stores(&self, n: u32) -> Option<(Vec<Val>, Vec<Val>)> {
+        if n as usize >= self.stores.len() {
+            return None;
+        }
+        let (g, l) = self.stores.get(n).split_at(self.globals);
+        Some((g.to_vec(), l.to_vec()))
+    }
+
+    /// The transitions from the start to store `end`, each with the
+    /// stores after it.
+    fn path(&self, mut end: u32) -> Vec<Inner> {
+        let mut steps = Vec::new();
+        while end != 0 {
+            let (from, trans) = self.parent[end as usize];
+            let (g, l) = self.stores.get(end).split_at(self.globals);
+            steps.push(Inner {
+                trans,
+                g: g.to_vec(),
+                l: l.to_vec(),
+            });
+            end = from;
+        }
+        steps.reverse();
+        steps
+    }
 }

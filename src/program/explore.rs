@@ -397,6 +397,19 @@ impl<'p> Explorer<'p> {
         self.compute(thread, g, l)
     }
 
+    /// `successors`, looked up in the memo but not kept in it: for a walk
+    /// after the search that asks for most `(thread, g, l)` once (standard
+    /// rebuilding a trace through a level of states it had not all
+    /// expanded), where keeping them would only grow the memo past what
+    /// the search itself used.
+    pub(crate) fn successors_unkept(&mut self, thread: usize, g: u32, l: u32) -> Arc<Succs> {
+        let class = self.class_of[thread];
+        if let Some(s) = self.memo[class].get(&(g, l)) {
+            return s.clone();
+        }
+        Arc::new(self.compute(thread, g, l))
+    }
+
     /// Brings the dense view of the memo up to date with the stores
     /// interned so far (cheap when nothing fell outside it).
     pub(crate) fn refresh_dense(&mut self) {

@@ -21,6 +21,17 @@ impl ReplayReport {
         if let Some(t) = &self.replayed {
             out.push_str(&super::text::trace(t));
         }
+        if let Some(stop) = self.stopped.as_ref().filter(|s| s.step.is_some()) {
+            let k = stop.step.unwrap_or(0);
+            out.push_str(&format!("  step {k}: not re-executed: {}\n", stop.reason));
+            out.push_str(&format!(
+                "  replay STOPPED at step {k} of {} (unknown: {} re-executed)\n",
+                self.steps,
+                crate::words::count(k - 1, "step")
+            ));
+            out.push_str(&format!("    next: {}\n", stop.next_step));
+            return out;
+        }
         if let Some(f) = &self.failure {
             out.push_str(&format!("  step {}: {}\n", f.step, f.reason));
             out.push_str(&format!(
@@ -56,6 +67,7 @@ impl ReplayReport {
             (Some(m), _) => {
                 out.push_str(&format!("  the trace ends in a run-time error: {m}\n"));
             }
+            (None, _) if self.stopped.is_some() => {}
             (None, Some(MODEL_ERRORS)) => {
                 out.push_str("  the trace ends in no run-time error");
                 if let Some(f) = &self.recorded_failure {
@@ -67,6 +79,13 @@ impl ReplayReport {
                 out.push_str("  the trace ends in no error state\n");
             }
             (None, _) => {}
+        }
+        if let Some(stop) = &self.stopped {
+            out.push_str(&format!(
+                "  whether the last state has a run-time error is not known: {}\n",
+                stop.reason
+            ));
+            out.push_str(&format!("    next: {}\n", stop.next_step));
         }
         out
     }

@@ -135,7 +135,7 @@ proptest! {
         for o in counted.outcomes.iter().filter(|o| o.trace.is_some()) {
             let saved = SavedTrace::parse(&text, "generated.jsonl", Some(&o.property))
                 .unwrap_or_else(|d| panic!("{}", d.render()));
-            let rep = replay::replay(&prog, &saved.trace, Some(&o.property)).unwrap();
+            let rep = replay::replay(&prog, &saved.trace, Some(&o.property), &Default::default()).unwrap();
             prop_assert!(rep.confirmed(), "{}: {}\n{}", o.property, rep.to_text(), m);
         }
         // Results do not depend on the number of workers.
@@ -203,7 +203,7 @@ fn a_count_reading_tid_is_not_reduced() {
         assert_eq!(o.verdict, Verdict::Unsafe);
         let trace = o.trace.as_ref().unwrap();
         assert_eq!(trace.steps.len(), 1, "{repr:?}");
-        let rep = replay::replay(&prog, trace, Some("first")).unwrap();
+        let rep = replay::replay(&prog, trace, Some("first"), &Default::default()).unwrap();
         assert!(rep.confirmed(), "{}", rep.to_text());
     }
 }

@@ -35,7 +35,7 @@ proptest! {
         let prog = common::load_value(&m);
         let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
         for (property, trace) in saved_traces(&r) {
-            let rep = replay::replay(&prog, &trace, Some(&property)).unwrap();
+            let rep = replay::replay(&prog, &trace, Some(&property), &Default::default()).unwrap();
             prop_assert!(rep.confirmed(), "{property}: {}\n{m}", rep.to_text());
             prop_assert_eq!(rep.replayed.map(|t| t.steps.len()), Some(trace.steps.len()));
         }
@@ -50,7 +50,7 @@ proptest! {
         for o in &sim.outcomes {
             let Some(trace) = &o.trace else { continue };
             prop_assert_eq!(o.verdict, Verdict::Unsafe);
-            let rep = replay::replay(&prog, trace, Some(&o.property)).unwrap();
+            let rep = replay::replay(&prog, trace, Some(&o.property), &Default::default()).unwrap();
             prop_assert!(rep.confirmed(), "{}: {}\n{m}", o.property, rep.to_text());
             // `standard` stops once every property is violated, so
             // model-errors may be left unknown there.
@@ -75,10 +75,10 @@ proptest! {
             *v = Value::from((v.as_i64().unwrap() + bump) % 3);
             let mut prefix = trace.clone();
             prefix.steps.truncate(k + 1);
-            if replay::replay(&prog, &prefix, None).unwrap().failure.is_none() {
+            if replay::replay(&prog, &prefix, None, &Default::default()).unwrap().failure.is_none() {
                 continue; // another outcome of step k leads there
             }
-            let rep = replay::replay(&prog, &trace, Some(&property)).unwrap();
+            let rep = replay::replay(&prog, &trace, Some(&property), &Default::default()).unwrap();
             let failure = rep.failure.as_ref().expect("a failure");
             prop_assert_eq!(failure.step, k + 1, "{}", rep.to_text());
             prop_assert!(failure.reason.contains(" leads to "), "{}", failure.reason);
@@ -99,7 +99,7 @@ fn generated_traces_exercise_rendezvous_and_run_time_errors() {
         let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
         for (property, trace) in saved_traces(&r) {
             assert!(
-                replay::replay(&prog, &trace, Some(&property))
+                replay::replay(&prog, &trace, Some(&property), &Default::default())
                     .unwrap()
                     .confirmed()
             );
@@ -130,7 +130,7 @@ fn traces(prog: &crate::program::Program, opts: &CheckOptions) -> Vec<(String, u
     saved_traces(&r)
         .into_iter()
         .map(|(property, trace)| {
-            let rep = replay::replay(prog, &trace, Some(&property)).unwrap();
+            let rep = replay::replay(prog, &trace, Some(&property), &Default::default()).unwrap();
             (property, trace.steps.len(), rep.confirmed())
         })
         .collect()

@@ -8,7 +8,7 @@
 
 use super::common;
 use crate::engine::{self, CheckOptions, Mode, Refinement, STEP_OUT_AT_FOR_TESTS, Verdict};
-use crate::engine::{SimulateOptions, simulate};
+use crate::engine::{ReplayOptions, SimulateOptions, replay, simulate};
 use crate::program::{Explorer, Program, StepBudget, StepPoll};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -138,6 +138,109 @@ fn a_budget_out_inside_a_block_ends_unknown() {
     }
 }
 
+/// A replay re-executes a step whole: a budget out inside it stops the
+/// replay at that step, undecided (exit 3), neither confirmed nor failed.
+#[test]
+fn a_budget_out_inside_a_replayed_step_stops_the_replay_there() {
+    let prog = common::load_value(&macro_step());
+    let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
+    let trace = r.outcomes[0].trace.clone().unwrap();
+    let opts = ReplayOptions::default();
+    let whole = replay::replay(&prog, &trace, Some("p"), &opts).unwrap();
+    assert!(whole.confirmed() && whole.stopped.is_none());
+    assert_eq!(whole.exit_code(), 0);
+    STEP_OUT_AT_FOR_TESTS.with(|c| c.set(Some(1)));
+    let cut = replay::replay(&prog, &trace, Some("p"), &opts).unwrap();
+    STEP_OUT_AT_FOR_TESTS.with(|c| c.set(None));
+    assert!(cut.failure.is_none() && !cut.confirmed(), "{cut:?}");
+    assert_eq!(cut.exit_code(), 3);
+    let stop = cut.stopped.as_ref().unwrap();
+    assert_eq!(stop.step, Some(1));
+    assert_eq!(
+        stop.reason,
+        "time budget of 0 s exhausted in a macro-step of T after 64 stores: a `yield` would split it"
+    );
+    let text = cut.to_text();
+    assert!(
+        text.contains("replay STOPPED at step 1 of 1 (unknown: 0 steps re-executed)")
+            && text.contains("next: raise `--timeout`"),
+        "{text}"
+    );
+}
+
+/// `macro_step`'s thread T (no longer reaching `bad`) beside a thread U
+/// whose one short step sets `bad`; and the trace of that step.
+fn short_error_beside_a_long_step() -> (Program, crate::Trace) {
+    let mut model = macro_step();
+    model["threads"][0]["transitions"][3]["do"] = json!("x := 0");
+    model["threads"].as_array_mut().unwrap().push(
+        json!({"name": "U", "start": "u0", "transitions": [
+            {"from": "u0", "to": "u1", "do": "bad := true"}
+        ]}),
+    );
+    let prog = common::load_value(&model);
+    let r = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
+    let trace = r.outcomes[0].trace.clone().unwrap();
+    assert_eq!(trace.steps.len(), 1, "U's one step: {trace:?}");
+    (prog, trace)
+}
+
+/// A time budget already out stops a replay before its first step, even
+/// one of a single transition (steps that short never poll).
+#[test]
+fn a_replay_checks_its_budget_between_steps() {
+    let (prog, trace) = short_error_beside_a_long_step();
+    let opts = ReplayOptions {
+        timeout: Some(std::time::Duration::ZERO),
+        ..ReplayOptions::default()
+    };
+    let rep = replay::replay(&prog, &trace, Some("p"), &opts).unwrap();
+    let stop = rep.stopped.as_ref().unwrap();
+    assert_eq!(
+        (stop.step, stop.reason.as_str()),
+        (Some(1), "time budget of 0 s exhausted")
+    );
+    assert!(rep.replayed.unwrap().steps.is_empty());
+}
+
+/// The replay looks for a run-time error in the last state by computing
+/// every thread's moves there; a budget out in one of them leaves that
+/// unknown, but a trace that reaches its property's error state is still
+/// confirmed.
+#[test]
+fn a_budget_out_in_the_last_state_leaves_its_run_time_errors_unknown() {
+    let (prog, trace) = short_error_beside_a_long_step();
+    STEP_OUT_AT_FOR_TESTS.with(|c| c.set(Some(1)));
+    let cut = replay::replay(&prog, &trace, Some("p"), &ReplayOptions::default()).unwrap();
+    STEP_OUT_AT_FOR_TESTS.with(|c| c.set(None));
+    let stop = cut.stopped.as_ref().unwrap();
+    assert_eq!(stop.step, None);
+    assert!(cut.confirmed(), "{cut:?}");
+    assert_eq!(cut.exit_code(), 0);
+    let text = cut.to_text();
+    assert!(
+        text.contains("  the trace ends in an error state of property `p`\n  whether the last state has a run-time error is not known: time budget of 0 s exhausted in a macro-step of T"),
+        "{text}"
+    );
+    // Asked for a run-time error, the same trace is undecided.
+    STEP_OUT_AT_FOR_TESTS.with(|c| c.set(Some(1)));
+    let cut = replay::replay(
+        &prog,
+        &trace,
+        Some("model-errors"),
+        &ReplayOptions::default(),
+    );
+    STEP_OUT_AT_FOR_TESTS.with(|c| c.set(None));
+    let cut = cut.unwrap();
+    assert_eq!(cut.exit_code(), 3);
+    let text = cut.to_text();
+    assert!(
+        !text.contains("ends in no")
+            && text.contains("  whether the last state has a run-time error is not known: "),
+        "{text}"
+    );
+}
+
 /// Out from the `at`-th poll on.
 struct OutAt(AtomicU32);
 
@@ -167,4 +270,20 @@ fn a_cut_step_is_neither_stuck_nor_remembered() {
     assert!(!whole.cut);
     assert_eq!(whole.steps.len(), 100);
     assert!(whole.moves(false));
+}
+
+/// What rebuilding a trace asks for is looked up in the memo but not
+/// kept there (the rebuild computes most states' steps once, after the
+/// search, beside all the search keeps).
+#[test]
+fn unkept_successors_are_looked_up_but_not_kept() {
+    let prog = common::load_value(&macro_step());
+    let mut exp = Explorer::new(&prog);
+    let (g, ls) = exp.initial_states()[0].clone();
+    let a = exp.successors_unkept(0, g, ls[0]);
+    let b = exp.successors_unkept(0, g, ls[0]);
+    assert!(!Arc::ptr_eq(&a, &b), "kept in the memo");
+    assert_eq!(a.steps.len(), 100);
+    let kept = exp.successors(0, g, ls[0]);
+    assert!(Arc::ptr_eq(&kept, &exp.successors_unkept(0, g, ls[0])));
 }

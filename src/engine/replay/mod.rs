@@ -16,29 +16,56 @@ mod error_state;
 mod stores;
 mod why;
 
+use super::budget::Budget;
 use super::concrete;
-use super::result::{ReplayFailure, ReplayReport, Trace, TraceStep};
+use super::result::{NextStep, ReplayFailure, ReplayReport, ReplayStopped, Trace, TraceStep};
 use super::trace::{StateIds, StepIds};
-use super::{CheckError, MODEL_ERRORS, check_property_names};
+use super::{CheckError, CheckOptions, MODEL_ERRORS, check_property_names};
 use crate::program::{Explorer, Program, SyncOp, Val};
+use std::time::{Duration, Instant};
 use stores::{globals, locals, not_initial};
 use why::{After, mover};
 
+/// The budgets of a replay (`weft replay --timeout --max-memory`): a
+/// step of a cooperative model runs its thread until it yields, however
+/// many transitions that takes, and re-executing it computes them all.
+#[derive(Clone, Debug, Default)]
+pub struct ReplayOptions {
+    /// Stop after this long, counted from `started`.
+    pub timeout: Option<Duration>,
+    /// Stop before the resident memory passes this many bytes (default
+    /// 80% of physical memory, as `check`).
+    pub max_memory_bytes: Option<u64>,
+    /// When the process started (budgets count from it); `None`: now.
+    pub started: Option<Instant>,
+}
+
 /// Replays `trace`; `property` is the property it claims to violate
-/// (checked to exist; `model-errors` for a run-time error).
+/// (checked to exist; `model-errors` for a run-time error). A budget that
+/// runs out stops the replay where it is (`ReplayReport::stopped`).
 pub(crate) fn replay(
     prog: &Program,
     trace: &Trace,
     property: Option<&str>,
+    opts: &ReplayOptions,
 ) -> Result<ReplayReport, CheckError> {
     if let Some(p) = property.filter(|p| *p != MODEL_ERRORS) {
         check_property_names(prog, &[p.to_string()])?;
     }
     crate::phase::enter(crate::Phase::Replaying);
+    let budget = Budget::new(&CheckOptions {
+        timeout: opts.timeout,
+        max_memory_bytes: opts.max_memory_bytes,
+        started: opts.started,
+        ..CheckOptions::default()
+    });
     let mut r = Replayer {
         exp: Explorer::new(prog),
         steps: Vec::new(),
     };
+    // A step stops short once a budget is out, and is then neither
+    // confirmed nor refuted: the replay stops there.
+    r.exp.set_step_budget(Some(budget.for_steps()));
     let mut report = ReplayReport {
         model: prog.name.clone(),
         property: property.map(str::to_string),
@@ -48,6 +75,7 @@ pub(crate) fn replay(
         error_properties: Vec::new(),
         model_error: None,
         recorded_failure: trace.failure.clone(),
+        stopped: None,
     };
     let initial = match r.initial(trace) {
         Ok(s) => s,
@@ -58,8 +86,18 @@ pub(crate) fn replay(
     };
     let mut state = initial.clone();
     for (k, step) in trace.steps.iter().enumerate() {
+        if budget.time_or_memory_exceeded().is_some() {
+            report.stopped = stopped(&budget, Some(k + 1));
+            break;
+        }
         match r.step(&state, step) {
             Ok(next) => state = next,
+            // The budget was not out before this step: it ran out inside
+            // it, and the step, cut short, may have lacked the move named.
+            Err(_) if budget.is_out() => {
+                report.stopped = stopped(&budget, Some(k + 1));
+                break;
+            }
             Err(reason) => {
                 report.failure = Some(ReplayFailure {
                     step: k + 1,
@@ -70,7 +108,7 @@ pub(crate) fn replay(
         }
     }
     report.replayed = Some(Trace::build(&r.exp, &initial, &r.steps));
-    if report.failure.is_none() {
+    if report.failure.is_none() && report.stopped.is_none() {
         let (g, ls) = (state.0, &state.1);
         let all: Vec<usize> = (0..prog.properties.len()).collect();
         let (holds, eval_error) = concrete::violated(&r.exp, &all, g, ls);
@@ -81,8 +119,21 @@ pub(crate) fn replay(
         let mut moves = Vec::new();
         let step_error = concrete::moves(&mut r.exp, g, ls, &mut moves);
         report.model_error = eval_error.or(step_error);
+        if budget.is_out() {
+            report.stopped = stopped(&budget, None);
+        }
     }
     Ok(report)
+}
+
+/// Why the budget stopped the replay at `step` (`None`: in the last
+/// state's moves), once it has run out.
+fn stopped(budget: &Budget, step: Option<usize>) -> Option<ReplayStopped> {
+    Some(ReplayStopped {
+        step,
+        reason: budget.hit_reason()?,
+        next_step: NextStep::raise(budget.hit()?),
+    })
 }
 
 struct Replayer<'p> {

@@ -95,7 +95,7 @@ impl Search<'_> {
         });
         let mut out = Vec::new();
         for t in 0..st.len() - 1 {
-            let succs = self.exp.successors(t, st[0], st[1 + t]);
+            let succs = self.exp.successors_unkept(t, st[0], st[1 + t]);
             for step in &succs.steps {
                 let mut next = st.to_vec();
                 next[0] = step.g;
