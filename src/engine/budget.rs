@@ -45,6 +45,10 @@ struct Inner {
 /// states (tens of µs) give a check every few tens of ms.
 pub(crate) const POLL_EVERY: u32 = 4096;
 
+/// What rebuilding a trace may take past the run's time and memory
+/// budgets (`Budget::for_rebuilding`).
+pub(crate) const REBUILD_SLACK: (Duration, u64) = (Duration::from_secs(5), 32 * 1024 * 1024);
+
 /// `exceeded_now` reads the resident memory at most this often.
 const MEMORY_READ_INTERVAL: Duration = Duration::from_millis(20);
 
@@ -71,6 +75,33 @@ impl Budget {
             progress: Mutex::new(progress::Progress::new(limits, opts.progress)),
             spent: AtomicUsize::new(0),
         }))
+    }
+
+    /// The budget of what runs after a search has stopped to assemble its
+    /// result (standard's traces): the run's own limits, fresh (a search
+    /// stopped by its budget still rebuilds the traces of what it found),
+    /// and `REBUILD_SLACK` more, within what the binary's watchdog allows
+    /// that phase (64 MiB, 10 s), so that a rebuild that cannot finish
+    /// gives up by itself rather than lose the result to the watchdog.
+    pub(crate) fn for_rebuilding(opts: &CheckOptions) -> Budget {
+        let (time, memory) = REBUILD_SLACK;
+        let started = opts.started.unwrap_or_else(Instant::now);
+        #[cfg(test)]
+        if REBUILD_OUT_FOR_TESTS.with(|c| c.get()) {
+            let out = Budget::new(&CheckOptions::default());
+            out.ran_out(
+                Limit::Time(Duration::ZERO),
+                "time budget of 0 s exhausted".into(),
+            );
+            return out;
+        }
+        Budget::new(&CheckOptions {
+            timeout: opts.timeout.map(|t| t.saturating_add(time)),
+            max_memory_bytes: opts.memory_budget_bytes().map(|m| m.saturating_add(memory)),
+            started: Some(started),
+            progress: false,
+            ..CheckOptions::default()
+        })
     }
 
     /// Shows how far the run is on the progress line (rate-limited there;
@@ -251,6 +282,13 @@ thread_local! {
     /// so that a test decides where a step is cut.
     pub(crate) static STEP_OUT_AT_FOR_TESTS: std::cell::Cell<Option<u32>> =
         const { std::cell::Cell::new(None) };
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests: the budget of rebuilding traces is out from the start.
+    pub(crate) static REBUILD_OUT_FOR_TESTS: std::cell::Cell<bool> =
+        const { std::cell::Cell::new(false) };
 }
 
 /// A step of many transitions (a cooperative macro-step, a block) stops

@@ -26,9 +26,9 @@ pub(crate) mod thread_modular;
 pub(crate) mod trace;
 mod verdict;
 
-#[cfg(test)]
-pub(crate) use budget::STEP_OUT_AT_FOR_TESTS;
 pub(crate) use budget::{Budget, POLL_EVERY};
+#[cfg(test)]
+pub(crate) use budget::{REBUILD_OUT_FOR_TESTS, STEP_OUT_AT_FOR_TESTS};
 
 pub use error::CheckError;
 pub use replay::ReplayOptions;

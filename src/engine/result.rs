@@ -124,7 +124,9 @@ pub struct Outcome {
     /// One sentence saying why.
     pub reason: String,
     /// A concrete counterexample (verdict unsafe: `standard`, `refine`,
-    /// and `simulate`'s runs).
+    /// and `simulate`'s runs). Missing from an unsafe outcome only when
+    /// `standard`'s budget ran out while it rebuilt the trace, after the
+    /// search had found the error state; the reason then says so.
     pub trace: Option<Trace>,
     /// An abstract witness (abstract modes, verdict unknown).
     pub witness: Option<Witness>,
@@ -149,6 +151,16 @@ impl Outcome {
         let mut o = Outcome::new(property.into(), Verdict::Unsafe, reason.into(), None);
         o.trace = Some(trace);
         o
+    }
+
+    /// A violated property whose counterexample could not be rebuilt
+    /// within the budget (`standard`, after its search found the error
+    /// state): unsafe all the same, and the reason says how to get it.
+    pub(crate) fn violated_untraced(
+        property: impl Into<String>,
+        reason: impl Into<String>,
+    ) -> Outcome {
+        Outcome::new(property.into(), Verdict::Unsafe, reason.into(), None)
     }
 
     /// An undecided property and what the user can do about it. The one way

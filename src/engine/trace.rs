@@ -42,7 +42,7 @@ impl Trace {
                 // A block step: the transitions inside it, each a step.
                 let from = (exp.globals.get(before.0), exp.local(t, before.1[t]));
                 let to = (exp.globals.get(*g), exp.local(t, ls[t]));
-                if let Some(path) = block_path(prog, b, t, from, to, st.trans) {
+                if let Some(path) = block_path(exp, b, t, from, to, st.trans) {
                     for inner in path {
                         out.push(TraceStep {
                             thread: prog.threads[t].name.clone(),

@@ -15,11 +15,11 @@
 //! inference breaks every cycle of In locations, so only data can do this)
 //! gives no successor.
 
+use super::Val;
 use super::explore::{Explorer, Succs};
 use super::fire::{fire_all, fire_all_counting};
 use super::interner::Interner;
-use super::step_budget::{Ends, Seen, StepPoll};
-use super::{Program, Val};
+use super::step_budget::{Ends, Seen, StepPoll, vec_growth};
 
 /// Where blocks end: `out[template][location]`.
 #[derive(Clone, Debug)]
@@ -83,16 +83,18 @@ pub(crate) struct Inner {
 /// `(g2, l2)` that starts with `first` (a shortest such run, the thread
 /// alone), for a trace; `None` if there is none.
 pub(crate) fn block_path(
-    prog: &Program,
+    exp: &Explorer,
     b: &Boundaries,
     thread: usize,
     from: (&[Val], &[Val]),
     to: (&[Val], &[Val]),
     first: u32,
 ) -> Option<Vec<Inner>> {
+    let prog = exp.prog;
     let out_at = &b.out[prog.threads[thread].template as usize];
     let mut reached = Reached::new(from);
     let mut fired = Vec::new();
+    let mut poll = StepPoll::default();
     // The stores are numbered in the order reached: a breadth-first queue.
     for node in 0.. {
         let (g, l) = reached.stores(node)?;
@@ -102,6 +104,9 @@ pub(crate) fn block_path(
         }
         fired.clear();
         fire_all(prog, thread, &g, &l, &mut fired);
+        if exp.path_exhausted(&mut poll, fired.len(), |more| reached.growth(more)) {
+            return None;
+        }
         for (g2, l2, ti) in fired.drain(..) {
             if node == 0 && ti != first {
                 continue;
@@ -122,20 +127,25 @@ pub(crate) fn block_path(
 /// error (none if it fails at once), for the trace of a model error met
 /// inside a block; `None` if no run of the block fails.
 pub(crate) fn path_to_error(
-    prog: &Program,
+    exp: &Explorer,
     b: &Boundaries,
     thread: usize,
     gs: &[Val],
     ls: &[Val],
 ) -> Option<Vec<Inner>> {
+    let prog = exp.prog;
     let out_at = &b.out[prog.threads[thread].template as usize];
     let mut reached = Reached::new((gs, ls));
     let mut fired = Vec::new();
+    let mut poll = StepPoll::default();
     for node in 0.. {
         let (g, l) = reached.stores(node)?;
         fired.clear();
         if fire_all(prog, thread, &g, &l, &mut fired).is_some() {
             return Some(reached.path(node));
+        }
+        if exp.path_exhausted(&mut poll, fired.len(), |more| reached.growth(more)) {
+            return None;
         }
         for (g2, l2, ti) in fired.drain(..) {
             if !out_at[l2[0] as usize] {
@@ -197,6 +207,12 @@ impl Reached {
         }
         let (g, l) = self.stores.get(n).split_at(self.globals);
         Some((g.to_vec(), l.to_vec()))
+    }
+
+    /// Bytes the tables allocate at once if `more` stores are added.
+    fn growth(&self, more: usize) -> u64 {
+        let (len, capacity) = (self.parent.len(), self.parent.capacity());
+        self.stores.growth(more) + vec_growth(len, capacity, size_of::<(u32, u32)>(), more)
     }
 
     /// The transitions from the start to store `end`, each with the

@@ -71,7 +71,39 @@ pub(super) fn vec_growth(len: usize, capacity: usize, entry: usize, more: usize)
     (capacity.max(4) * 2 * entry) as u64
 }
 
+impl StepPoll {
+    /// Counts `fired` more stores reached. When a poll is due, the stores
+    /// the tables may take until the next one: these and fewer than
+    /// `STEP_POLL` more. (A step of fewer than `STEP_POLL` stores never
+    /// polls.)
+    fn due(&mut self, fired: usize) -> Option<usize> {
+        self.reached += fired as u64;
+        if self.reached < self.next.max(STEP_POLL) {
+            return None;
+        }
+        self.next = self.reached + STEP_POLL;
+        Some(fired + STEP_POLL as usize)
+    }
+}
+
 impl Explorer<'_> {
+    /// A search for the transitions inside a step, for a trace
+    /// (`blocks.rs`'s `block_path`), which has just fired `fired` stores:
+    /// must it give up? Polled as a step polls; `growth` is what its
+    /// tables would allocate for so many more stores.
+    pub(super) fn path_exhausted(
+        &self,
+        poll: &mut StepPoll,
+        fired: usize,
+        growth: impl FnOnce(usize) -> u64,
+    ) -> bool {
+        let Some(budget) = &self.step_budget else {
+            return false;
+        };
+        poll.due(fired)
+            .is_some_and(|more| budget.exhausted(poll, growth(more)))
+    }
+
     /// Steps of many transitions poll `budget` as they go, and stop short
     /// (`Succs::cut`) once it has run out; `None` lets them run to the end
     /// (a trace being rebuilt needs its steps whole).
@@ -93,15 +125,9 @@ impl Explorer<'_> {
         let Some(budget) = &self.step_budget else {
             return false;
         };
-        poll.reached += fired as u64;
-        // (A step of fewer stores than `STEP_POLL` never polls.)
-        if poll.reached < poll.next.max(STEP_POLL) {
+        let Some(more) = poll.due(fired) else {
             return false;
-        }
-        poll.next = poll.reached + STEP_POLL;
-        // Until the next poll the tables take these stores and fewer than
-        // `STEP_POLL` more.
-        let more = fired + STEP_POLL as usize;
+        };
         let entry = size_of::<(Vec<Val>, Vec<Val>, u32)>();
         let (end, step) = (size_of::<(u32, u32, u32)>(), size_of::<Step>());
         let growth = table_growth(seen.len(), seen.capacity(), entry, more)

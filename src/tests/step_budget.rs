@@ -7,6 +7,7 @@
 //! nothing here depends on the clock.
 
 use super::common;
+use crate::engine::REBUILD_OUT_FOR_TESTS;
 use crate::engine::{self, CheckOptions, Mode, Refinement, STEP_OUT_AT_FOR_TESTS, Verdict};
 use crate::engine::{ReplayOptions, SimulateOptions, replay, simulate};
 use crate::program::{Explorer, Program, StepBudget, StepPoll};
@@ -286,4 +287,79 @@ fn unkept_successors_are_looked_up_but_not_kept() {
     assert_eq!(a.steps.len(), 100);
     let kept = exp.successors(0, g, ls[0]);
     assert!(Arc::ptr_eq(&kept, &exp.successors_unkept(0, g, ls[0])));
+}
+
+/// `standard` rebuilds a trace after its search, within a budget of its
+/// own; when that runs out, the error state found stays `unsafe`, without
+/// its trace, and the reason says which budget to raise to see it.
+#[test]
+fn a_trace_the_rebuild_cannot_finish_is_dropped_and_the_verdict_kept() {
+    let prog = common::load_value(&block());
+    let overflow = common::load_value(&json!({
+        "name": "overflow",
+        "globals": {"x": {"type": "int", "min": 0, "max": 3}},
+        "threads": [{"name": "T", "start": "a", "transitions": [
+            {"from": "a", "to": "a", "do": "x := x + 1"}
+        ]}],
+        "properties": [{"name": "never", "error": "false"}]
+    }));
+    for (prog, property) in [(&prog, "p"), (&overflow, "model-errors")] {
+        for blocks in [false, true] {
+            let opts = CheckOptions {
+                blocks,
+                ..CheckOptions::default()
+            };
+            let whole = engine::check(prog, Mode::Standard, &opts).unwrap();
+            REBUILD_OUT_FOR_TESTS.with(|c| c.set(true));
+            let cut = engine::check(prog, Mode::Standard, &opts);
+            REBUILD_OUT_FOR_TESTS.with(|c| c.set(false));
+            let find = |r: &crate::RunReport| {
+                let o = r.outcomes.iter().find(|o| o.property == property);
+                o.unwrap().clone()
+            };
+            let (whole, cut) = (find(&whole), find(&cut.unwrap()));
+            assert_eq!(whole.verdict, Verdict::Unsafe, "{}", whole.reason);
+            assert!(whole.trace.is_some());
+            assert_eq!(cut.verdict, Verdict::Unsafe, "{}", cut.reason);
+            assert!(cut.trace.is_none() && cut.next_step.is_none());
+            assert!(
+                cut.reason.contains(" is reachable (found at depth ")
+                    && cut.reason.contains(
+                        "; its trace was not rebuilt within the time budget of 0 s (and 5 s more to assemble the result): raise `--timeout` to see it"
+                    ),
+                "{}",
+                cut.reason
+            );
+        }
+    }
+}
+
+/// The search for the transitions inside a block, for a trace, polls the
+/// budget as the block's step does, and gives up once it is out.
+#[test]
+fn a_block_path_gives_up_once_the_budget_is_out() {
+    let prog = common::load_value(&block());
+    let opts = CheckOptions {
+        blocks: true,
+        ..CheckOptions::default()
+    };
+    let r = engine::check(&prog, Mode::Standard, &opts).unwrap();
+    let trace = r.outcomes[0].trace.clone().unwrap();
+    assert!(trace.steps.len() > 3, "{trace:?}");
+    let b = crate::engine::lipton::infer(&prog, &[0])
+        .unwrap()
+        .boundaries();
+    let mut exp = Explorer::new(&prog);
+    let (g, ls) = exp.initial_states()[0].clone();
+    let (from_g, from_l) = (exp.globals.get(g).to_vec(), exp.local(0, ls[0]).to_vec());
+    // The block from the initial state, through x, y, z := 9: its end.
+    let mut to_l = from_l.clone();
+    to_l[1..].copy_from_slice(&[9, 9, 9]);
+    to_l[0] = 3;
+    let path = |exp: &Explorer| {
+        crate::program::blocks::block_path(exp, &b, 0, (&from_g, &from_l), (&from_g, &to_l), 0)
+    };
+    assert_eq!(path(&exp).map(|p| p.len()), Some(3));
+    exp.set_step_budget(Some(Arc::new(OutAt(AtomicU32::new(1)))));
+    assert!(path(&exp).is_none());
 }

@@ -106,6 +106,9 @@ struct Search<'p> {
     /// The program's error state, packed (`program/error_state.rs`): the
     /// successor of every transition that fails at run time.
     error_key: Option<Vec<u64>>,
+    /// Once the search has stopped: the budget its traces are rebuilt
+    /// within (`Budget::for_rebuilding`, `rebuild.rs`).
+    rebuild: Option<Budget>,
 }
 
 impl<'p> Search<'p> {
@@ -183,6 +186,7 @@ impl<'p> Search<'p> {
             reduced_states: 0,
             reduced_keys: FxHashSet::default(),
             error_key: None,
+            rebuild: None,
         };
         if let Some(st) = s.exp.error_state() {
             let mut key = Vec::new();

@@ -18,7 +18,7 @@
 
 use super::Search;
 use super::found::At;
-use crate::engine::result::Trace;
+use crate::engine::result::{Limit, Trace};
 use crate::engine::trace::{StateIds, StepIds};
 use rayon::prelude::*;
 
@@ -59,6 +59,10 @@ struct Levels {
 /// Levels read per pass.
 const LEVELS_PER_PASS: usize = 8;
 
+/// The rebuild polls its budget once per this many states whose moves it
+/// computes (each can be a long step).
+const REBUILD_POLL: usize = 64;
+
 impl Levels {
     /// The keys of the states at `depth` (tagged so; the walk asks for
     /// depths in decreasing order).
@@ -86,6 +90,37 @@ impl Search<'_> {
         if let Some(ctr) = self.ctr.clone() {
             return self.moves_counted(&ctr, st);
         }
+        let mut out = Vec::new();
+        self.each_move(st, |_, m| {
+            out.push(m);
+            false
+        });
+        out
+    }
+
+    /// A move of the state `st` to the stored state `target` (packed, as
+    /// stored), if one leads there. The moves are made one at a time: a
+    /// step can have millions (a long block), and only the one that leads
+    /// to the target is kept.
+    fn move_to(&mut self, st: &[u32], target: &[u64]) -> Option<Move> {
+        if self.ctr.is_some() {
+            let moves = self.moves(st);
+            return moves.into_iter().find(|m| self.stored_key(&m.3) == target);
+        }
+        let mut found = None;
+        self.each_move(st, |search, m| {
+            let hit = search.stored_key(&m.3) == target;
+            if hit {
+                found = Some(m);
+            }
+            hit
+        });
+        found
+    }
+
+    /// Hands each move of `st` to `f` (with the search, to read), until
+    /// `f` says it has found what it looked for.
+    fn each_move(&mut self, st: &[u32], mut f: impl FnMut(&Self, Move) -> bool) {
         // A transition that fails at run time leads to the error state, if
         // the program has one (`program/error_state.rs`).
         let error_state = self.error_key.as_ref().map(|key| {
@@ -93,17 +128,20 @@ impl Search<'_> {
             self.visited.packer.unpack(key, &mut e);
             e
         });
-        let mut out = Vec::new();
         for t in 0..st.len() - 1 {
             let succs = self.exp.successors_unkept(t, st[0], st[1 + t]);
             for step in &succs.steps {
                 let mut next = st.to_vec();
                 next[0] = step.g;
                 next[1 + t] = step.l;
-                out.push((t, step.trans, None, next));
+                if f(self, (t, step.trans, None, next)) {
+                    return;
+                }
             }
-            if let (Some((trans, _)), Some(e)) = (&succs.error, &error_state) {
-                out.push((t, *trans, None, e.clone()));
+            if let (Some((trans, _)), Some(e)) = (&succs.error, &error_state)
+                && f(self, (t, *trans, None, e.clone()))
+            {
+                return;
             }
         }
         if !self.exp.prog.channels.is_empty() {
@@ -113,18 +151,19 @@ impl Search<'_> {
                 next[0] = sy.g;
                 next[1 + sy.sender] = sy.l_send;
                 next[1 + sy.receiver] = sy.l_recv;
-                out.push((
-                    sy.sender,
-                    sy.send_trans,
-                    Some((sy.receiver, sy.recv_trans)),
-                    next,
-                ));
+                let partner = Some((sy.receiver, sy.recv_trans));
+                if f(self, (sy.sender, sy.send_trans, partner, next)) {
+                    return;
+                }
             }
             if let Some(e) = &error_state {
-                out.extend(failed.into_iter().map(|(t, tr, p)| (t, tr, p, e.clone())));
+                for (t, tr, p) in failed {
+                    if f(self, (t, tr, p, e.clone())) {
+                        return;
+                    }
+                }
             }
         }
-        out
     }
 
     /// The packed form of a state as stored (canonical under symmetry).
@@ -165,7 +204,12 @@ impl Search<'_> {
         } else {
             2
         };
-        let near: Vec<u64> = self.pool.install(|| {
+        // Past the budget already (the search may stop above it): reading
+        // a level would only take more.
+        if self.rebuild_out() {
+            return None;
+        }
+        let (candidates, near): (Vec<u64>, Vec<bool>) = self.pool.install(|| {
             let candidates = match exact {
                 None => levels.take(&self.visited, depth),
                 Some(x) => {
@@ -178,22 +222,27 @@ impl Search<'_> {
                     c
                 }
             };
-            candidates
+            // A byte per candidate, collected in place: a level can hold
+            // millions of states, and the rebuild runs beside all the
+            // search keeps.
+            let near = candidates
                 .par_chunks_exact(words)
-                .filter(|key| {
+                .map(|key| {
                     let mut st = Vec::new();
                     self.visited.packer.unpack(key, &mut st);
                     self.threads_apart(&st, &goal) <= most
                 })
-                .flatten()
-                .copied()
-                .collect()
+                .collect();
+            (candidates, near)
         });
         let mut st = Vec::new();
-        for key in near.chunks_exact(words) {
+        let near = candidates.chunks_exact(words).zip(near).filter(|(_, n)| *n);
+        for (k, (key, _)) in near.enumerate() {
+            if k % REBUILD_POLL == 0 && self.rebuild_out() {
+                return None;
+            }
             self.visited.packer.unpack(key, &mut st);
-            let moves = self.moves(&st);
-            if let Some(m) = moves.into_iter().find(|m| self.stored_key(&m.3) == target) {
+            if let Some(m) = self.move_to(&st, target) {
                 return Some((key.to_vec(), m));
             }
         }
@@ -236,7 +285,10 @@ impl Search<'_> {
         let mut st = Vec::new();
         for depth in 0..upto {
             let mut next = Vec::new();
-            for cur in &level {
+            for (k, cur) in level.iter().enumerate() {
+                if k % REBUILD_POLL == 0 && self.rebuild_out() {
+                    return x;
+                }
                 for m in self.moves(cur) {
                     let key = self.stored_key(&m.3);
                     let Some(pos) = self.visited.find(&key) else {
@@ -254,8 +306,27 @@ impl Search<'_> {
         x
     }
 
-    /// The shortest trace to the state `at`.
-    pub(super) fn trace(&mut self, at: &At) -> Trace {
+    /// Has the budget of the rebuild run out (`Budget::for_rebuilding`)?
+    /// It stays out: the trace being rebuilt is then dropped.
+    fn rebuild_out(&self) -> bool {
+        let budget = self.rebuild.as_ref();
+        budget.is_some_and(|b| b.time_or_memory_exceeded().is_some())
+    }
+
+    /// The shortest trace to the state `at`, or the budget of the rebuild
+    /// that ran out first (with its slack).
+    pub(super) fn trace(&mut self, at: &At) -> Result<Trace, Limit> {
+        let trace = self.trace_unchecked(at);
+        self.rebuild_hit().map_or(Ok(trace), Err)
+    }
+
+    /// The budget of the rebuild that ran out, if one has.
+    pub(super) fn rebuild_hit(&self) -> Option<Limit> {
+        self.rebuild.as_ref().and_then(|b| b.hit())
+    }
+
+    /// `trace`, stopped short (and wrong) once the rebuild's budget is out.
+    fn trace_unchecked(&mut self, at: &At) -> Trace {
         // Levels share tags once the search went a period deep. (Epochs
         // are u16: past 2^16 periods of at least 255 levels, which no
         // search reaches, the tags alone would be trusted.)

@@ -3,8 +3,10 @@
 //! what to do next), the statistics, and the explorer's stores freed in
 //! the background.
 
+use super::super::budget::REBUILD_SLACK;
 use super::super::por::Reducer;
 use super::super::result::{Coverage, CoverageBasis, Limit, Outcome, RunReport, Stats, Suggestion};
+use super::super::result::{format_mib, format_seconds};
 use super::super::symmetry::Symmetry;
 use super::super::{Budget, CheckOptions, MODEL_ERRORS, Mode, next, selected_properties};
 #[cfg(test)]
@@ -75,8 +77,11 @@ pub(crate) fn run(
         let budget = Budget::new(opts);
         s.exp.set_step_budget(Some(budget.for_steps()));
         let f = s.bfs(&props, &budget);
-        // The traces are rebuilt through whole steps, budget or not.
-        s.exp.set_step_budget(None);
+        // The traces are rebuilt within a budget of their own: a rebuild
+        // that cannot finish drops its trace rather than lose the result.
+        let rebuild = Budget::for_rebuilding(opts);
+        s.exp.set_step_budget(Some(rebuild.for_steps()));
+        s.rebuild = Some(rebuild);
         Ok((s, f, budget))
     };
     let (mut s, f, budget) = match search(repr)? {
@@ -122,11 +127,14 @@ pub(crate) fn run(
                     } else {
                         "an error state"
                     };
-                    let mut reason = format!(
-                        "{what} is reachable in {}{}",
-                        crate::words::count(trace.steps.len(), "step"),
-                        trace_note()
-                    );
+                    let mut reason = match &trace {
+                        Ok(trace) => format!(
+                            "{what} is reachable in {}{}",
+                            crate::words::count(trace.steps.len(), "step"),
+                            trace_note()
+                        ),
+                        Err(_) => format!("{what} is reachable (found at depth {})", at.depth),
+                    };
                     if opts.keep_going {
                         let among = match (&f.budget_hit, f.cut) {
                             (None, None) if opts.por => {
@@ -142,7 +150,10 @@ pub(crate) fn run(
                         let states = if n == 1 { "state" } else { "states" };
                         reason += &format!("; {n} error {states} among {among}");
                     }
-                    Outcome::violated(property, reason, trace)
+                    match trace {
+                        Ok(trace) => Outcome::violated(property, reason, trace),
+                        Err(limit) => untraced(property, reason, limit, opts),
+                    }
                 }
                 (None, Some(why)) => Outcome::unknown(
                     property,
@@ -176,8 +187,7 @@ pub(crate) fn run(
         })
         .collect();
     outcomes.push(match f.model_error {
-        Some((at, msg)) => {
-            let mut trace = s.trace(&at);
+        Some((at, msg)) => match s.trace(&at).and_then(|mut trace| {
             if let Some(b) = blocks.as_deref() {
                 // The error is inside a block from the state found: the
                 // trace goes on into the block, to the failing transition.
@@ -185,13 +195,21 @@ pub(crate) fn run(
                 s.visited.packer.unpack(&at.key, &mut st);
                 into_failing_block(&s.exp, b, &st, &mut trace);
             }
-            trace.failure = Some(msg.clone());
-            Outcome::violated(
-                MODEL_ERRORS,
-                format!("a run-time error is reachable{}: {msg}", trace_note()),
-                trace,
-            )
-        }
+            s.rebuild_hit().map_or(Ok(trace), Err)
+        }) {
+            Ok(mut trace) => {
+                trace.failure = Some(msg.clone());
+                Outcome::violated(
+                    MODEL_ERRORS,
+                    format!("a run-time error is reachable{}: {msg}", trace_note()),
+                    trace,
+                )
+            }
+            Err(limit) => {
+                let found = format!("a run-time error is reachable (found at depth {}): {msg}", at.depth);
+                untraced(MODEL_ERRORS.to_string(), found, limit, opts)
+            }
+        },
         None if f.budget_hit.is_some() => Outcome::unknown(
             MODEL_ERRORS,
             format!(
@@ -313,6 +331,29 @@ pub(crate) fn run(
     })
 }
 
+/// An error state the search found, whose trace ran out of the rebuild's
+/// budget (`limit`, the run's own with `REBUILD_SLACK`): `unsafe` all the
+/// same, and the reason says which budget to raise to see the trace.
+fn untraced(property: String, found: String, limit: Limit, opts: &CheckOptions) -> Outcome {
+    let (time, memory) = REBUILD_SLACK;
+    let within = match limit {
+        Limit::Time(_) => format!(
+            "the time budget of {} s (and {} s more to assemble the result): raise `--timeout` to see it",
+            format_seconds(opts.timeout.unwrap_or_default().as_secs_f64()),
+            time.as_secs()
+        ),
+        _ => format!(
+            "the memory budget of {} MiB (and {} MiB more to assemble the result): raise `--max-memory` to see it",
+            format_mib(opts.memory_budget_bytes().unwrap_or_default()),
+            format_mib(memory)
+        ),
+    };
+    Outcome::violated_untraced(
+        property,
+        format!("{found}; its trace was not rebuilt within {within}"),
+    )
+}
+
 /// Extends a model error's trace, which ends at the Out state `st` (global
 /// id, then a local id per thread), with the steps of the first thread
 /// whose block fails from there (`--blocks`).
@@ -326,7 +367,7 @@ fn into_failing_block(
     let gs = exp.globals.get(st[0]);
     for t in 0..prog.threads.len() {
         let ls = exp.local(t, st[1 + t]);
-        if let Some(path) = crate::program::blocks::path_to_error(prog, b, t, gs, ls) {
+        if let Some(path) = crate::program::blocks::path_to_error(exp, b, t, gs, ls) {
             let tpl = prog.template_of(t);
             for inner in path {
                 trace.steps.push(crate::engine::result::TraceStep {
