@@ -10,9 +10,16 @@ mod cli;
 use cli::{json_lines, weft};
 use std::path::PathBuf;
 
-fn chain() -> PathBuf {
+/// `model` written to `name` in this run's temporary folder.
+fn write(name: &str, model: &serde_json::Value) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("weft-long-steps-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, model.to_string()).unwrap();
+    path
+}
+
+fn chain() -> PathBuf {
     let int = serde_json::json!({"type": "int", "min": 0, "max": 999, "init": 0});
     let model = serde_json::json!({
         "format": "weft/1", "name": "chain", "scheduling": "cooperative",
@@ -25,9 +32,7 @@ fn chain() -> PathBuf {
         ]}],
         "properties": [{"name": "sum", "error": "a + b + c == 3000"}]
     });
-    let path = dir.join("chain.json");
-    std::fs::write(&path, model.to_string()).unwrap();
-    path
+    write("chain.json", &model)
 }
 
 #[test]
@@ -93,14 +98,13 @@ fn a_macro_step_too_long_for_the_time_budget_ends_unknown_in_json() {
 #[test]
 fn replaying_a_macro_step_too_long_for_the_memory_budget_stops_at_that_step() {
     let model = chain();
-    let trace = model.with_file_name("chain.trace.json");
     let globals = |v| serde_json::json!({"a": v, "b": v, "c": v, "waiting": [0]});
     let saved = serde_json::json!({
         "initial": {"globals": globals(0), "locals": {"T": {"pc": "l0"}}},
         "trace": [{"thread": "T", "transition": "l0->l1",
                    "globals": globals(999), "locals": {"pc": "l0"}}]
     });
-    std::fs::write(&trace, saved.to_string()).unwrap();
+    let trace = write("chain.trace.json", &saved);
     let run = weft(&[
         "replay",
         model.to_str().unwrap(),
@@ -131,8 +135,6 @@ fn replaying_a_macro_step_too_long_for_the_memory_budget_stops_at_that_step() {
 /// trace is rebuilt within what the search used.
 #[test]
 fn a_trace_through_a_long_block_is_rebuilt_within_the_memory_budget() {
-    let dir = std::env::temp_dir().join(format!("weft-long-steps-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
     let int = serde_json::json!({"type": "int", "min": 0, "max": 79});
     let model = serde_json::json!({
         "format": "weft/1", "name": "block",
@@ -147,8 +149,7 @@ fn a_trace_through_a_long_block_is_rebuilt_within_the_memory_budget() {
             ]}],
         "properties": [{"name": "p", "error": "bad"}]
     });
-    let path = dir.join("block.json");
-    std::fs::write(&path, model.to_string()).unwrap();
+    let path = write("block.json", &model);
     let run = weft(&[
         "check",
         path.to_str().unwrap(),

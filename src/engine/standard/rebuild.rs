@@ -384,11 +384,8 @@ impl Search<'_> {
         let initial = (cur[0], cur[1..].to_vec());
         let mut steps = Vec::new();
         for target in &chain[1..] {
-            let moves = self.moves(&cur);
             // The chain was built from these very moves, so one exists.
-            let Some((thread, trans, partner, next)) =
-                moves.into_iter().find(|m| self.stored_key(&m.3) == *target)
-            else {
+            let Some((thread, trans, partner, next)) = self.move_to(&cur, target) else {
                 break;
             };
             steps.push(StepIds {
