@@ -341,6 +341,16 @@ impl StepBudget for Budget {
             *why = format!("{why} {inside}");
         }
     }
+
+    fn memory_bytes(&self) -> Option<u64> {
+        self.0.max_memory_bytes
+    }
+
+    fn memory_pressed(&self) -> bool {
+        let now = self.0.last_memory_kib.load(Ordering::Relaxed);
+        let max = self.0.max_memory_bytes;
+        max.is_some_and(|max| now.saturating_mul(1024) >= max / 2)
+    }
 }
 
 #[cfg(test)]
@@ -352,6 +362,28 @@ mod tests {
             timeout: Some(Duration::ZERO),
             ..CheckOptions::default()
         })
+    }
+
+    /// The memory is pressed (the memo keeps to its share) once the
+    /// resident memory, as last read, is half the memory budget or more;
+    /// not before it is read, nor without a memory budget.
+    #[test]
+    fn the_memory_is_pressed_from_half_the_budget() {
+        let kib = crate::sys::current_memory_kib().expect("Linux: /proc/self/status");
+        let read_at = |max: Option<u64>| {
+            let budget = Budget::new(&CheckOptions {
+                max_memory_bytes: max,
+                ..CheckOptions::default()
+            });
+            assert!(!budget.memory_pressed(), "not read yet");
+            budget.exceeded(0); // reads the memory
+            budget.memory_pressed()
+        };
+        assert!(!read_at(Some(kib * 1024 * 4)));
+        assert!(read_at(Some(kib * 1024 * 3 / 2)));
+        assert!(read_at(Some(kib * 1024 / 2)), "out, and pressed");
+        let physical = CheckOptions::default().memory_budget_bytes();
+        assert_eq!(read_at(None), physical.is_some_and(|m| kib * 1024 >= m / 2));
     }
 
     /// A step's poll says it ran the budget out only when it did, so that

@@ -3,9 +3,9 @@
 //! rendezvous, which move two threads, are in `rendezvous.rs`.
 
 use super::blocks::Boundaries;
-use super::dense_memo::DenseMemo;
 use super::fire::{fire_all_counting, uses_tid};
 pub(crate) use super::interner::Interner;
+use super::memo::Memo;
 use super::rendezvous::Offers;
 use super::step_budget::StepBudget;
 use super::taken::Taken;
@@ -61,9 +61,7 @@ pub(crate) struct Explorer<'p> {
     /// Threads whose successors coincide share a memo class: instances of a
     /// template whose code never reads `tid`.
     class_of: Vec<usize>,
-    memo: Vec<FxHashMap<(u32, u32), Arc<Succs>>>,
-    /// The memo again as an array, while the stores are few.
-    dense: DenseMemo,
+    pub(super) memo: Memo,
     /// The template of each memo class.
     class_template: Vec<usize>,
     /// The rendezvous a thread offers from `(g, l)`, per memo class, and
@@ -73,8 +71,6 @@ pub(crate) struct Explorer<'p> {
     /// Per template and location: does a sync transition leave it? A
     /// thread elsewhere offers no rendezvous, and its memo is not asked.
     pub(super) sync_at: Vec<Vec<bool>>,
-    memo_entries: usize,
-    memo_limit: usize,
     /// `--blocks`: a step runs a thread through a whole reducible block
     /// (`blocks.rs`).
     blocks: Option<Arc<Boundaries>>,
@@ -84,9 +80,6 @@ pub(crate) struct Explorer<'p> {
     /// and such a step always runs to its end.
     pub(super) step_budget: Option<Arc<dyn StepBudget>>,
 }
-
-/// Memo entries kept at most; past this, successors are recomputed.
-pub(super) const MEMO_LIMIT: usize = 4_000_000;
 
 impl<'p> Explorer<'p> {
     pub(crate) fn new(prog: &'p Program) -> Explorer<'p> {
@@ -116,8 +109,7 @@ impl<'p> Explorer<'p> {
             globals: Interner::default(),
             locals: prog.templates.iter().map(|_| Interner::default()).collect(),
             class_of,
-            memo: (0..classes).map(|_| FxHashMap::default()).collect(),
-            dense: DenseMemo::default(),
+            memo: Memo::new(classes),
             class_template,
             offers_memo: (0..classes).map(|_| FxHashMap::default()).collect(),
             offers_entries: 0,
@@ -134,8 +126,6 @@ impl<'p> Explorer<'p> {
                         .collect()
                 })
                 .collect(),
-            memo_entries: 0,
-            memo_limit: MEMO_LIMIT,
             blocks: None,
             taken: None,
             step_budget: None,
@@ -152,9 +142,7 @@ impl<'p> Explorer<'p> {
     /// offers (a step read from the memo is not fired, so not marked).
     pub(crate) fn restart_taken(&mut self) {
         self.taken = Some(Taken::new(self.prog));
-        self.memo.iter_mut().for_each(FxHashMap::clear);
-        self.dense = DenseMemo::default();
-        self.memo_entries = 0;
+        self.memo.clear();
         self.offers_memo.iter_mut().for_each(FxHashMap::clear);
         self.offers_entries = 0;
     }
@@ -164,10 +152,22 @@ impl<'p> Explorer<'p> {
         self.taken.as_ref()
     }
 
+    /// The memo (with the rendezvous offers') takes at most `bytes`
+    /// (estimated); `None`: no bound but `MEMO_LIMIT` entries.
+    pub(crate) fn set_memo_bytes(&mut self, bytes: Option<u64>) {
+        self.memo.set_byte_limit(bytes);
+    }
+
+    /// The memo's entries and what they take (estimated).
+    #[cfg(test)]
+    pub(crate) fn memo_size(&self) -> (usize, u64) {
+        self.memo.size()
+    }
+
     /// Turns successor memoisation off, for engines that step each
     /// `(thread, g, l)` once anyway (thread-modular).
     pub(crate) fn without_memo(mut self) -> Self {
-        self.memo_limit = 0;
+        self.memo.turn_off();
         self
     }
 
@@ -286,7 +286,7 @@ impl<'p> Explorer<'p> {
     /// (the rule T(t, g, l, g', l') of the papers).
     pub(crate) fn successors(&mut self, thread: usize, g: u32, l: u32) -> Arc<Succs> {
         let class = self.class_of[thread];
-        if let Some(s) = self.memo[class].get(&(g, l)) {
+        if let Some(s) = self.memo.get(class, g, l) {
             return s.clone();
         }
         let succs = self.compute(thread, g, l);
@@ -297,10 +297,10 @@ impl<'p> Explorer<'p> {
     /// cut it short) and returns it shared.
     fn memoise(&mut self, class: usize, g: u32, l: u32, succs: Succs) -> Arc<Succs> {
         let succs = Arc::new(succs);
-        if self.memo_entries < self.memo_limit && !succs.cut {
-            self.memo[class].insert((g, l), succs.clone());
-            self.dense.add(class, g, l, &succs);
-            self.memo_entries += 1;
+        if !succs.cut {
+            let budget = &self.step_budget;
+            self.memo
+                .keep((class, g, l), &succs, || memory_pressed(budget));
         }
         succs
     }
@@ -355,7 +355,7 @@ impl<'p> Explorer<'p> {
         (error, failures): (Option<(u32, String)>, u32),
     ) -> Arc<Succs> {
         let class = self.class_of[thread];
-        if let Some(s) = self.memo[class].get(&(g, l)) {
+        if let Some(s) = self.memo.get(class, g, l) {
             return s.clone();
         }
         let succs = self.intern_fired(thread, g, l, (values, trans), (error, failures));
@@ -377,7 +377,7 @@ impl<'p> Explorer<'p> {
             steps: Vec::with_capacity(trans.len()),
             error,
             failures,
-            cut: false,
+            ..Succs::default()
         };
         for (stores, &trans) in values.chunks_exact(glen + llen).zip(trans) {
             let (g2, l2) = stores.split_at(glen);
@@ -404,7 +404,7 @@ impl<'p> Explorer<'p> {
     /// the search itself used.
     pub(crate) fn successors_unkept(&mut self, thread: usize, g: u32, l: u32) -> Arc<Succs> {
         let class = self.class_of[thread];
-        if let Some(s) = self.memo[class].get(&(g, l)) {
+        if let Some(s) = self.memo.get(class, g, l) {
             return s.clone();
         }
         Arc::new(self.compute(thread, g, l))
@@ -418,12 +418,7 @@ impl<'p> Explorer<'p> {
             .iter()
             .map(|&t| self.locals[t].len())
             .collect();
-        let memo = self
-            .memo
-            .iter()
-            .enumerate()
-            .flat_map(|(c, m)| m.iter().map(move |(&(g, l), s)| (c, g, l, s)));
-        self.dense.refresh(self.globals.len(), &locals, memo);
+        self.memo.refresh_dense(self.globals.len(), &locals);
     }
 
     /// Threads in one memo class have the same successors from the same
@@ -436,10 +431,7 @@ impl<'p> Explorer<'p> {
     /// read-only lookup, shared by the workers of a parallel search.
     #[inline]
     pub(crate) fn memoised(&self, class: usize, g: u32, l: u32) -> Option<&Succs> {
-        if let Some(found) = self.dense.get(class, g, l) {
-            return found;
-        }
-        self.memo[class].get(&(g, l)).map(|s| &**s)
+        self.memo.get_shared(class, g, l)
     }
 
     /// Can `thread` move on its own from `(g, l)`: some transition that
@@ -481,6 +473,12 @@ impl<'p> Explorer<'p> {
         let done = self.fire_flat(thread, g, l, &mut fired);
         self.intern_fired(thread, g, l, (&fired.values, &fired.trans), done)
     }
+}
+
+/// Has the resident memory reached half of `budget`'s memory budget (the
+/// memo then keeps to its share of it)?
+pub(super) fn memory_pressed(budget: &Option<Arc<dyn StepBudget>>) -> bool {
+    budget.as_ref().is_some_and(|b| b.memory_pressed())
 }
 
 /// Steps fired but not interned (`Explorer::fire_flat`): each step's global

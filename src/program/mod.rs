@@ -13,6 +13,7 @@ pub(crate) mod explore;
 pub(crate) mod fire;
 pub(crate) mod interner;
 pub(crate) mod locks;
+pub(crate) mod memo;
 pub(crate) mod ops;
 pub(crate) mod ranges;
 pub(crate) mod rendezvous;

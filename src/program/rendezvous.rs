@@ -10,8 +10,9 @@
 //! searches (`standard`, refine's trace search). The abstract modes pair
 //! thread states drawn from their own abstract state (`engine::rendezvous`).
 
-use super::explore::{Explorer, MEMO_LIMIT};
+use super::explore::{Explorer, memory_pressed};
 use super::fire::{assign_then, execute};
+use super::memo::{MEMO_LIMIT, MEMO_SLOT, heap_block};
 use super::{Ctx, EvalError, SyncOp, Val};
 use std::sync::Arc;
 
@@ -78,6 +79,20 @@ pub(crate) struct SyncPlan {
     pub(crate) error: Option<String>,
 }
 
+/// What the memo entry of `o` takes, estimated as a successor memo
+/// entry's (`memo.rs`, `entry_bytes`).
+fn offers_entry_bytes(o: &Offers) -> u64 {
+    let vectors = [
+        size_of::<(u32, u32, Option<i64>)>() * o.sends.capacity(),
+        size_of::<(u32, u32)>() * o.recvs.capacity(),
+        size_of::<u32>() * o.failed.capacity(),
+        o.error.as_ref().map_or(0, String::capacity),
+    ];
+    MEMO_SLOT
+        + heap_block(16 + size_of::<Offers>())
+        + vectors.into_iter().map(heap_block).sum::<u64>()
+}
+
 /// A rendezvous that fails at run time: the thread and its sync transition,
 /// and the receiver and its transition when the pair's effects failed.
 pub(crate) type SyncFailure = (usize, u32, Option<(usize, u32)>);
@@ -93,7 +108,9 @@ impl Explorer<'_> {
             return o.clone();
         }
         let o = Arc::new(self.compute_offers(thread, g, l));
-        if self.offers_entries < MEMO_LIMIT {
+        let bytes = offers_entry_bytes(&o);
+        let budget = &self.step_budget;
+        if self.offers_entries < MEMO_LIMIT && self.memo.charge(bytes, || memory_pressed(budget)) {
             self.offers_memo[class].insert((g, l), o.clone());
             self.offers_entries += 1;
         }

@@ -15,6 +15,7 @@
 
 use super::Val;
 use super::explore::{Explorer, Step, Succs};
+use super::memo::MEMO_SHARE;
 use rustc_hash::FxHashSet;
 use std::sync::Arc;
 
@@ -27,6 +28,12 @@ pub(crate) trait StepBudget: Send + Sync {
     /// The poll that ran the budget out was in the step `inside` names:
     /// said in the budget's message.
     fn cut(&self, inside: String);
+    /// The memory budget in bytes, if any: the explorer's memo takes a
+    /// share of it (`memo.rs`, `MEMO_SHARE`).
+    fn memory_bytes(&self) -> Option<u64>;
+    /// Has the resident memory, when last read, reached half the memory
+    /// budget? Until then the memo may pass its share.
+    fn memory_pressed(&self) -> bool;
 }
 
 /// How many stores a step reaches between two polls: a poll reads the
@@ -106,8 +113,11 @@ impl Explorer<'_> {
 
     /// Steps of many transitions poll `budget` as they go, and stop short
     /// (`Succs::cut`) once it has run out; `None` lets them run to the end
-    /// (a trace being rebuilt needs its steps whole).
+    /// (a trace being rebuilt needs its steps whole). The memo stops
+    /// growing at its share of the budget's memory.
     pub(crate) fn set_step_budget(&mut self, budget: Option<Arc<dyn StepBudget>>) {
+        let memory = budget.as_ref().and_then(|b| b.memory_bytes());
+        self.set_memo_bytes(memory.map(|m| m / MEMO_SHARE));
         self.step_budget = budget;
     }
 

@@ -24,6 +24,7 @@ mod incremental;
 mod keep_going;
 mod lipton;
 mod lipton_commute;
+mod memo;
 mod por;
 mod por_cases;
 mod por_proviso;

@@ -250,6 +250,12 @@ impl StepBudget for OutAt {
         self.0.fetch_sub(1, Ordering::Relaxed) <= 1
     }
     fn cut(&self, _: String) {}
+    fn memory_bytes(&self) -> Option<u64> {
+        None
+    }
+    fn memory_pressed(&self) -> bool {
+        false
+    }
 }
 
 /// A cut step has no ends and counts as moving, and is not memoised: asked
