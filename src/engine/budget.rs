@@ -365,8 +365,9 @@ mod tests {
     }
 
     /// The memory is pressed (the memo keeps to its share) once the
-    /// resident memory, as last read, is half the memory budget or more;
-    /// not before it is read, nor without a memory budget.
+    /// resident memory, as last read, is half the memory budget or more,
+    /// and not before it is read; without `--max-memory`, the budget is
+    /// 80% of physical memory.
     #[test]
     fn the_memory_is_pressed_from_half_the_budget() {
         let kib = crate::sys::current_memory_kib().expect("Linux: /proc/self/status");

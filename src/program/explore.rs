@@ -154,7 +154,7 @@ impl<'p> Explorer<'p> {
 
     /// The memo (with the rendezvous offers') takes at most `bytes`
     /// (estimated); `None`: no bound but `MEMO_LIMIT` entries.
-    pub(crate) fn set_memo_bytes(&mut self, bytes: Option<u64>) {
+    pub(super) fn set_memo_bytes(&mut self, bytes: Option<u64>) {
         self.memo.set_byte_limit(bytes);
     }
 
@@ -377,7 +377,7 @@ impl<'p> Explorer<'p> {
             steps: Vec::with_capacity(trans.len()),
             error,
             failures,
-            ..Succs::default()
+            cut: false,
         };
         for (stores, &trans) in values.chunks_exact(glen + llen).zip(trans) {
             let (g2, l2) = stores.split_at(glen);

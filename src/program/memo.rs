@@ -18,8 +18,8 @@
 //!
 //! (Sweeping out the entries not read since the last sweep when full, so
 //! that the memo follows the search, was tried and lost: fischer.3 within
-//! 160 MiB took 17.5 s against 14.2 s with the memo simply full, and 10.4 s
-//! with no bound; plc.4 gained nothing.)
+//! 160 MiB took 17.5 s against 14.2 s with the memo stopped at its share
+//! for good, and 10.4 s with no bound; plc.4 gained nothing.)
 
 use super::dense_memo::DenseMemo;
 use super::explore::{Step, Succs};
@@ -31,7 +31,7 @@ pub(super) const MEMO_LIMIT: usize = 4_000_000;
 
 /// Once the memory is pressed, the memo takes at most this fraction (1/n)
 /// of the memory budget.
-pub(crate) const MEMO_SHARE: u64 = 4;
+pub(super) const MEMO_SHARE: u64 = 4;
 
 /// What a memo entry takes besides its blocks on the heap (`heap_block`):
 /// the table's slot (a key and a pointer, 16 bytes, and a control byte)
@@ -50,7 +50,7 @@ pub(super) fn heap_block(bytes: usize) -> u64 {
 /// What the memo entry of `succs` takes, estimated: its slot, the `Arc`'s
 /// block (two counts and the `Succs`), its steps' and its error's blocks.
 /// plc.4's 4 million entries are estimated at 540 MB; they took 550 MB.
-pub(super) fn entry_bytes(succs: &Succs) -> u64 {
+fn entry_bytes(succs: &Succs) -> u64 {
     let error = succs.error.as_ref().map_or(0, |e| e.1.capacity());
     MEMO_SLOT
         + heap_block(16 + size_of::<Succs>())

@@ -104,3 +104,47 @@ fn the_memo_passes_its_share_while_the_memory_is_not_pressed() {
     walk(&mut exp, 999);
     assert_eq!(exp.memo_size().0, 999);
 }
+
+/// The counter again, sending its count on a channel at every store, with
+/// a receiver: every `(g, l)` offers a rendezvous of its own.
+fn sender() -> Program {
+    common::load_value(&json!({
+        "name": "sender",
+        "channels": ["c"],
+        "globals": {"n": {"type": "int", "min": 0, "max": 999}},
+        "threads": [
+            {"name": "T", "start": "s", "transitions": [
+                {"from": "s", "to": "s", "when": "n < 999", "do": "n := n + 1"},
+                {"from": "s", "to": "s", "sync": "c!n"}
+            ]},
+            {"name": "R", "start": "r", "locals": {"x": {"type": "int", "min": 0, "max": 999}},
+             "transitions": [{"from": "r", "to": "r", "sync": "c?x"}]}
+        ],
+        "properties": [{"name": "p", "error": "false"}]
+    }))
+}
+
+/// The rendezvous offers' memo counts against the same share: with the
+/// memory pressed, the offers of the first stores are kept and those of
+/// the last are not; with it not pressed, both are.
+#[test]
+fn the_offers_memo_keeps_to_the_same_share() {
+    let prog = sender();
+    for pressed in [true, false] {
+        let mut exp = Explorer::new(&prog);
+        exp.set_step_budget(Some(Arc::new(Memory(Some(100_000), pressed))));
+        let (g0, ls) = exp.initial_states()[0].clone();
+        let mut g = g0;
+        let mut last = g0;
+        for _ in 0..999 {
+            exp.offers(0, g, ls[0]);
+            last = g;
+            g = exp.successors(0, g, ls[0]).steps[0].g;
+        }
+        let kept =
+            |exp: &mut Explorer, g| Arc::ptr_eq(&exp.offers(0, g, ls[0]), &exp.offers(0, g, ls[0]));
+        assert!(kept(&mut exp, g0), "pressed: {pressed}");
+        assert_eq!(kept(&mut exp, last), !pressed);
+        assert!(exp.memo_size().1 <= 100_000 / 4 || !pressed);
+    }
+}
