@@ -27,6 +27,7 @@ mod lipton_commute;
 mod memo;
 mod por;
 mod por_cases;
+mod por_pass;
 mod por_proviso;
 mod por_quiet;
 mod promela;

@@ -40,6 +40,7 @@
 //! first. The first that passes is taken; when none does, the state is
 //! fully expanded.
 
+mod choose;
 mod reason;
 mod stubborn;
 
@@ -244,79 +245,13 @@ impl Reducer {
         }
     }
 
-    /// A set of threads to expand at a state instead of all of them, or
-    /// `None` for all: a closed set whose enabled transitions are all
-    /// invisible, which leaves out a thread that could move, and which
-    /// `passes` (the search's cycle proviso). A set with one thread that
-    /// moves is taken as soon as it passes; otherwise the one with the
-    /// fewest successors that passes.
-    pub(crate) fn choose(
-        &self,
-        prog: &Program,
-        threads: &[ThreadAt],
-        bufs: &mut Buffers,
-        mut passes: impl FnMut(&[bool]) -> bool,
-    ) -> Option<Vec<bool>> {
-        // Built when the thread closure runs (a `Vec` per thread).
-        let mut groups: Option<Groups> = None;
-        if let Some(st) = &self.stubborn {
-            st.at_state(prog, threads, &mut bufs.at);
-        }
-        let moves = |t: usize| threads[t].moves();
-        let movers = (0..threads.len()).filter(|&t| moves(t) > 0).count();
-        let in_set = |set: &[bool]| {
-            (0..threads.len())
-                .filter(|&t| set[t] && moves(t) > 0)
-                .count()
-        };
-        let mut found: Vec<(usize, Vec<bool>)> = Vec::new();
-        for seed in (0..threads.len()).filter(|&t| moves(t) > 0) {
-            let by_transitions = self.stubborn.as_ref().and_then(|st| {
-                let bufs = (&mut bufs.at, &mut bufs.closing);
-                self.stubborn(st, prog, threads, bufs, seed)
-            });
-            // The thread closure is also tried where it may find a smaller
-            // set: with reads of other threads' stores, which the
-            // transition closure treats coarsely (a set with one thread that
-            // moves is as small as sets get), and where the transition
-            // closure found none.
-            let by_threads = match (&by_transitions, &self.stubborn) {
-                (Some(set), Some(st)) if !st.coarse() || in_set(set) == 1 => None,
-                _ => {
-                    let groups = groups.get_or_insert_with(|| Groups::of(prog, threads));
-                    self.closure(prog, threads, groups, seed)
-                }
-            };
-            for set in [by_transitions, by_threads].into_iter().flatten() {
-                match in_set(&set) {
-                    k if k == movers => {}
-                    1 => {
-                        if passes(&set) {
-                            return Some(set);
-                        }
-                    }
-                    _ => {
-                        let cost = (0..threads.len()).filter(|&t| set[t]).map(moves).sum();
-                        found.push((cost, set));
-                    }
-                }
-            }
-        }
-        found.sort_by_key(|(cost, _)| *cost);
-        found.dedup_by(|a, b| a.1 == b.1);
-        found
-            .into_iter()
-            .map(|(_, set)| set)
-            .find(|set| passes(set))
-    }
-
     /// The least closed set holding `seed`, or `None` when it holds an
     /// enabled visible transition.
     fn closure(
         &self,
         prog: &Program,
         threads: &[ThreadAt],
-        groups: &Groups,
+        (groups, most): (&Groups, usize),
         seed: usize,
     ) -> Option<Vec<bool>> {
         let mut set = vec![false; threads.len()];
@@ -392,6 +327,9 @@ impl Reducer {
                         }
                         if held == movers {
                             return Some(set); // every thread that moves
+                        }
+                        if held > most {
+                            return Some(vec![true; threads.len()]); // given up
                         }
                     }
                 }

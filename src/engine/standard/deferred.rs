@@ -13,6 +13,7 @@ use super::super::Budget;
 use super::super::store::Level;
 use super::Search;
 use super::found::{Batch, Candidate, Finding};
+use super::pass::Passed;
 use super::reduce::Decisions;
 use crate::program::Succs;
 use std::sync::Arc;
@@ -29,8 +30,9 @@ impl Search<'_> {
         done: &[bool],
         mut b: Batch,
         budget: &Budget,
-        decisions: Option<&Decisions>,
+        reduced: (Option<&Decisions>, Option<&Passed>),
     ) -> Batch {
+        let decisions = reduced.0;
         let prog = self.exp.prog;
         let mut deferred = std::mem::take(&mut b.deferred);
         let prefired = std::mem::take(&mut b.prefired);
@@ -89,16 +91,14 @@ impl Search<'_> {
         }
         let words = self.visited.packer.words;
         let items = deferred.len() + paired.len() / words;
-        let shared = self.shared(level, props, done, budget, decisions);
+        let shared = self.shared(level, props, done, budget, reduced);
         let more = self.on_workers(items, || {
             shared.run_parts(items, |k, w, b| {
                 let Some(&(i, t)) = deferred.get(k) else {
                     let k = k - deferred.len();
                     // Counted as inserted: not where a budget stopped.
                     b.transitions += 1;
-                    shared
-                        .visited
-                        .push(&mut w.batch, &paired[k * words..(k + 1) * words]);
+                    shared.push(&mut w.batch, &paired[k * words..(k + 1) * words]);
                     return;
                 };
                 // Only the symmetric and counted emits read the state

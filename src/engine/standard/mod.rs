@@ -27,6 +27,7 @@
 mod counter;
 mod deferred;
 mod found;
+mod pass;
 mod rebuild;
 mod reduce;
 mod run;
@@ -103,6 +104,9 @@ struct Search<'p> {
     reduced_states: u64,
     /// `--por`: those states, packed, for the cycle proviso (`reduce.rs`).
     reduced_keys: FxHashSet<Box<[u64]>>,
+    /// `--por`: the states passed through without being stored
+    /// (`pass.rs`); `None` where none are (`--max-depth`).
+    passing: Option<pass::Passing>,
     /// The program's error state, packed (`program/error_state.rs`): the
     /// successor of every transition that fails at run time.
     error_key: Option<Vec<u64>>,
@@ -185,6 +189,7 @@ impl<'p> Search<'p> {
             reducer: None,
             reduced_states: 0,
             reduced_keys: FxHashSet::default(),
+            passing: None,
             error_key: None,
             rebuild: None,
         };
@@ -208,7 +213,7 @@ impl<'p> Search<'p> {
         props: &'a [usize],
         done: &'a [bool],
         budget: &'a Budget,
-        decisions: Option<&'a Decisions>,
+        (decisions, passed): (Option<&'a Decisions>, Option<&'a pass::Passed>),
     ) -> Shared<'a, 'p> {
         Shared {
             exp: &self.exp,
@@ -226,6 +231,7 @@ impl<'p> Search<'p> {
             budget,
             stop: &self.stop,
             decisions,
+            passed: passed.filter(|p| p.any()),
             error_key: self.error_key.as_deref(),
         }
     }
@@ -372,6 +378,27 @@ impl<'p> Search<'p> {
             if let Some(d) = &decisions {
                 self.reduced_states += d.reduced;
             }
+            // The successors passed through, decided before the next level
+            // enters the store.
+            let passing = self.passing.as_ref().is_some_and(|p| !p.off);
+            let passed = match (&decisions, passing) {
+                (Some(d), true) => {
+                    let r = self
+                        .reducer
+                        .take()
+                        .expect("decisions come from the reducer");
+                    let p = self.pass_through(&r, &level, d, budget);
+                    self.reducer = Some(r);
+                    match p {
+                        Some(p) => Some(p),
+                        None => {
+                            f.budget_hit = self.stop_reason(budget);
+                            break;
+                        }
+                    }
+                }
+                _ => None,
+            };
             self.visited.set_depth(depth + 1);
             self.exp.refresh_dense();
             let mut batch = Batch::new(props.len());
@@ -380,20 +407,14 @@ impl<'p> Search<'p> {
             let mut why = None;
             while start < level.len() {
                 let end = (start + CHUNK).min(level.len());
-                let shared = self.shared(&level, props, &done, budget, decisions.as_ref());
+                let reduced = (decisions.as_ref(), passed.as_ref());
+                let shared = self.shared(&level, props, &done, budget, reduced);
                 let part = self.expand_parallel(&shared, start..end);
                 batch = batch.merge(part, &level);
                 // What the workers could not finish, chunk by chunk: the
                 // stores they fired wait here, so a chunk bounds them.
                 if !self.stop.load(Ordering::Relaxed) {
-                    batch = self.expand_deferred(
-                        &level,
-                        props,
-                        &done,
-                        batch,
-                        budget,
-                        decisions.as_ref(),
-                    );
+                    batch = self.expand_deferred(&level, props, &done, batch, budget, reduced);
                 }
                 start = end;
                 let states = self.visited.len();

@@ -99,28 +99,36 @@ impl Search<'_> {
     }
 
     /// A move of the state `st` to the stored state `target` (packed, as
-    /// stored), if one leads there. The moves are made one at a time: a
-    /// step can have millions (a long block), and only the one that leads
-    /// to the target is kept.
-    fn move_to(&mut self, st: &[u32], target: &[u64]) -> Option<Move> {
+    /// stored), if one leads there, directly or through states the search
+    /// passed through (`pass.rs`): the moves on the way. The moves are
+    /// made one at a time: a step can have millions (a long block), and
+    /// only the one that leads to the target is kept.
+    fn move_to(&mut self, st: &[u32], target: &[u64]) -> Option<Vec<Move>> {
         if self.ctr.is_some() {
             let moves = self.moves(st);
-            return moves.into_iter().find(|m| self.stored_key(&m.3) == target);
+            let m = moves.into_iter().find(|m| self.stored_key(&m.3) == target);
+            return m.map(|m| vec![m]);
         }
         let mut found = None;
         self.each_move(st, |search, m| {
-            let hit = search.stored_key(&m.3) == target;
-            if hit {
-                found = Some(m);
+            let key = search.stored_key(&m.3);
+            if key == target {
+                found = Some(vec![m]);
+                return true;
             }
-            hit
+            let passed = search.passing.is_some() && search.visited.find(&key).is_none();
+            if passed && search.passed_end(key, &m.3).as_deref() == Some(target) {
+                found = Some(search.passed_path(m));
+                return true;
+            }
+            false
         });
         found
     }
 
-    /// Hands each move of `st` to `f` (with the search, to read), until
-    /// `f` says it has found what it looked for.
-    fn each_move(&mut self, st: &[u32], mut f: impl FnMut(&Self, Move) -> bool) {
+    /// Hands each move of `st` to `f` (with the search), until `f` says it
+    /// has found what it looked for.
+    fn each_move(&mut self, st: &[u32], mut f: impl FnMut(&mut Self, Move) -> bool) {
         // A transition that fails at run time leads to the error state, if
         // the program has one (`program/error_state.rs`).
         let error_state = self.error_key.as_ref().map(|key| {
@@ -167,7 +175,7 @@ impl Search<'_> {
     }
 
     /// The packed form of a state as stored (canonical under symmetry).
-    fn stored_key(&self, st: &[u32]) -> Vec<u64> {
+    pub(super) fn stored_key(&self, st: &[u32]) -> Vec<u64> {
         let mut st = st.to_vec();
         if self.ctr.is_some() {
             // Moves of counter states are counter states already.
@@ -187,7 +195,7 @@ impl Search<'_> {
         depth: usize,
         exact: Option<&Exact>,
         levels: &mut Levels,
-    ) -> Option<(Vec<u64>, Move)> {
+    ) -> Option<(Vec<u64>, Vec<Move>)> {
         let tag = self.visited.tag_of_depth(depth);
         let words = self.visited.packer.words;
         let mut goal = Vec::new();
@@ -197,12 +205,14 @@ impl Search<'_> {
         // most candidates are ruled out so, without computing their moves
         // (in parallel, on the search's workers).
         // The error state differs from its predecessors everywhere.
+        // Through states passed, a step for each of them too.
+        let steps = 1 + self.passing.as_ref().map_or(0, |p| p.longest);
         let most = if self.error_key.as_deref() == Some(target) {
             usize::MAX
         } else if self.exp.prog.channels.is_empty() {
-            1
+            steps
         } else {
-            2
+            2 * steps
         };
         // Past the budget already (the search may stop above it): reading
         // a level would only take more.
@@ -290,7 +300,13 @@ impl Search<'_> {
                     return x;
                 }
                 for m in self.moves(cur) {
-                    let key = self.stored_key(&m.3);
+                    let mut key = self.stored_key(&m.3);
+                    if self.passing.is_some() && self.visited.find(&key).is_none() {
+                        match self.passed_end(key, &m.3) {
+                            Some(end) => key = end,
+                            None => continue,
+                        }
+                    }
                     let Some(pos) = self.visited.find(&key) else {
                         continue;
                     };
@@ -308,7 +324,7 @@ impl Search<'_> {
 
     /// Has the budget of the rebuild run out (`Budget::for_rebuilding`)?
     /// It stays out: the trace being rebuilt is then dropped.
-    fn rebuild_out(&self) -> bool {
+    pub(super) fn rebuild_out(&self) -> bool {
         let budget = self.rebuild.as_ref();
         budget.is_some_and(|b| b.time_or_memory_exceeded().is_some())
     }
@@ -333,8 +349,8 @@ impl Search<'_> {
         let period = self.visited.period();
         let exact = (self.visited.deepest() >= period && at.depth / period < u16::MAX as usize)
             .then(|| self.exact_levels(at.depth));
-        // Backwards: (state as stored, the move into the next one).
-        let mut chain: Vec<(Vec<u64>, Option<Move>)> = vec![(at.key.clone(), None)];
+        // Backwards: (state as stored, the moves into the next one).
+        let mut chain: Vec<(Vec<u64>, Option<Vec<Move>>)> = vec![(at.key.clone(), None)];
         let mut target = at.key.clone();
         let mut levels = Levels::default();
         for depth in (0..at.depth).rev() {
@@ -364,6 +380,7 @@ impl Search<'_> {
         let steps: Vec<StepIds> = chain
             .into_iter()
             .filter_map(|(_, m)| m)
+            .flatten()
             .map(|(thread, trans, partner, next)| StepIds {
                 thread,
                 trans,
@@ -385,16 +402,18 @@ impl Search<'_> {
         let mut steps = Vec::new();
         for target in &chain[1..] {
             // The chain was built from these very moves, so one exists.
-            let Some((thread, trans, partner, next)) = self.move_to(&cur, target) else {
+            let Some(moves) = self.move_to(&cur, target) else {
                 break;
             };
-            steps.push(StepIds {
-                thread,
-                trans,
-                partner,
-                state: (next[0], next[1..].to_vec()),
-            });
-            cur = next;
+            for (thread, trans, partner, next) in moves {
+                steps.push(StepIds {
+                    thread,
+                    trans,
+                    partner,
+                    state: (next[0], next[1..].to_vec()),
+                });
+                cur = next;
+            }
         }
         Trace::build(&self.exp, &initial, &steps)
     }

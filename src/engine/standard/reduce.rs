@@ -46,6 +46,11 @@
 //! no proviso is asked at all: phils.3 729 states, 498 with it, 118 without
 //! (docs/performance.md, "Deadlocks need no proviso").
 //!
+//! A successor the search passes through (`pass/`: its reduced expansion
+//! is one step, by a set that needs no proviso) is not stored, so the
+//! proviso takes it for a later state; why that is enough is in
+//! `pass/mod.rs`.
+//!
 //! The first version fully expanded u whenever v was stored; a fully
 //! expanded v already breaks the cycle, and BEEM's deadlock-free runs
 //! store fewer states for knowing it (docs/performance.md, "Partial-order
@@ -339,24 +344,7 @@ impl Search<'_> {
         } = w;
         self.visited.packer.unpack(key, state);
         let sync = &ranked.sync[rank - ranked.first];
-        let gs = self.exp.globals.get(state[0]);
-        let mut pairs = vec![0u32; n];
-        for st in sync {
-            pairs[st.sender] += 1;
-            pairs[st.receiver] += 1;
-        }
-        let threads: Vec<ThreadAt> = (0..n)
-            .map(|t| {
-                let l = self.exp.local(t, state[1 + t]);
-                ThreadAt {
-                    pc: l[0] as u16,
-                    succs: &succs[t],
-                    pairs: pairs[t],
-                    g: gs,
-                    l,
-                }
-            })
-            .collect();
+        let threads = self.threads_at(state, succs, sync);
         let mut unless = Vec::new();
         let mut deps = Vec::new();
         let passes = |set: &[bool]| {
@@ -380,6 +368,34 @@ impl Search<'_> {
         };
         let set = reducer.choose(prog, &threads, bufs, passes);
         Choice { set, unless }
+    }
+
+    /// The threads of `state` as the reducer reads them, with their
+    /// successors `succs` and the rendezvous `sync` they take part in.
+    pub(super) fn threads_at<'a>(
+        &'a self,
+        state: &[u32],
+        succs: &'a [Arc<Succs>],
+        sync: &[SyncStep],
+    ) -> Vec<ThreadAt<'a>> {
+        let gs = self.exp.globals.get(state[0]);
+        let mut pairs = vec![0u32; succs.len()];
+        for st in sync {
+            pairs[st.sender] += 1;
+            pairs[st.receiver] += 1;
+        }
+        (0..succs.len())
+            .map(|t| {
+                let l = self.exp.local(t, state[1 + t]);
+                ThreadAt {
+                    pc: l[0] as u16,
+                    succs: &succs[t],
+                    pairs: pairs[t],
+                    g: gs,
+                    l,
+                }
+            })
+            .collect()
     }
 
     /// The proviso: may a successor by the threads of `set` (one thread's

@@ -11,6 +11,7 @@ use super::super::symmetry::Symmetry;
 use super::super::{Budget, CheckOptions, MODEL_ERRORS, Mode, next, selected_properties};
 #[cfg(test)]
 use super::FORCE_FOR_TESTS;
+use super::pass::Passing;
 use super::{Found, Repr, Search};
 use crate::engine::CheckError;
 use crate::program::blocks::Boundaries;
@@ -73,6 +74,10 @@ pub(crate) fn run(
         s.keep_going = opts.keep_going;
         if opts.por {
             s.reducer = Some(Reducer::new(prog, &props));
+            // Depth counts stored states when states are passed through.
+            if opts.max_depth.is_none() {
+                s.passing = Some(Passing::new(&props));
+            }
         }
         let budget = Budget::new(opts);
         s.exp.set_step_budget(Some(budget.for_steps()));
@@ -112,6 +117,15 @@ pub(crate) fn run(
             note += " (--blocks: a real trace, shortest in whole blocks)";
         }
         note
+    };
+    // The states passed through, where any was (`pass.rs`): checked, not
+    // stored.
+    let passed = match s.passing.as_ref().map_or(0, |p| p.count) {
+        0 => String::new(),
+        n => format!(
+            " and {} through states with one reduced step, checked but not stored",
+            crate::words::count(n as usize, "pass")
+        ),
     };
     let mut outcomes: Vec<Outcome> = props
         .iter()
@@ -170,7 +184,7 @@ pub(crate) fn run(
                 (None, None) if opts.por => Outcome::safe(
                     property,
                     format!(
-                        "no error state among the {states} of the reduced state space (--por keeps an error state and a deadlock reachable wherever one is)"
+                        "no error state among the {states} of the reduced state space{passed} (--por keeps an error state and a deadlock reachable wherever one is)"
                     ),
                 ),
                 (None, None) if opts.blocks => Outcome::safe(
@@ -253,6 +267,9 @@ pub(crate) fn run(
     stats.push("depth", depth as u64);
     if opts.por {
         stats.push("por_reduced_states", s.reduced_states);
+        if let Some(p) = &s.passing {
+            stats.push("por_passed_states", p.count);
+        }
     }
     stats.push("jobs", s.pool.current_num_threads() as u64);
     stats.push("packed_state_bytes", s.visited.packed_bytes() as u64);

@@ -10,6 +10,7 @@ use super::super::symmetry::Symmetry;
 use super::super::{Budget, POLL_EVERY};
 use super::counter::Counters;
 use super::found::{Batch, Candidate, Finding, Planned, Prefired};
+use super::pass::Passed;
 use super::reduce::Decisions;
 use crate::program::explore::Fired;
 use crate::program::rendezvous::{Offers, SyncPlan};
@@ -68,6 +69,8 @@ pub(super) struct Shared<'a, 'p> {
     pub(super) stop: &'a AtomicBool,
     /// `--por`: the threads each state of the level is expanded by.
     pub(super) decisions: Option<&'a Decisions>,
+    /// `--por`: the successors passed through, where any is (`pass.rs`).
+    pub(super) passed: Option<&'a Passed>,
     /// The program's error state, packed: the successor of every
     /// transition that fails at run time (`program/error_state.rs`).
     pub(super) error_key: Option<&'a [u64]>,
@@ -308,7 +311,21 @@ impl Shared<'_, '_> {
                 packer.put(&mut w.packed, 0, step.g);
                 packer.put(&mut w.packed, 1 + t, step.l);
             }
-            self.visited.push(&mut w.batch, &w.packed);
+            self.push(&mut w.batch, &w.packed);
+        }
+    }
+
+    /// Inserts the successor `key`, or, if the search passes through it,
+    /// the state its chain leads to (`pass.rs`; nothing for a cycle of
+    /// passed states).
+    pub(super) fn push(&self, batch: &mut store::Batch, key: &[u64]) {
+        match self.passed {
+            None => self.visited.push(batch, key),
+            Some(p) => {
+                if let Some(key) = p.lead(key) {
+                    self.visited.push(batch, key);
+                }
+            }
         }
     }
 

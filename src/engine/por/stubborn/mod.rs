@@ -91,6 +91,11 @@ pub(super) struct Closing {
     later: Vec<Item>,
     held: Vec<bool>,
     holds: usize,
+    /// The most threads that move the set may hold before it is given up
+    /// for every thread (`usize::MAX`: no bound; `Reducer::one_step_set`
+    /// looks only for sets with one successor). Set before each closure
+    /// (`Reducer::seed_sets`).
+    pub(super) most: usize,
     /// The threads held through quiet sides only, whose quiet sides at
     /// their location were left out (`Reducer::stubborn`).
     quietly: Vec<bool>,
@@ -151,7 +156,7 @@ impl Closing {
     fn hold(&mut self, u: usize, at: &AtState) -> bool {
         self.held[u] = true;
         self.holds += 1;
-        self.holds == at.movers
+        self.holds == at.movers || self.holds > self.most
     }
 }
 

@@ -1,0 +1,89 @@
+//! `--por` passes through a state whose reduced expansion is one step
+//! (standard/pass.rs), on hand-made cases: a chain into a cycle of such
+//! states, followed round once and left; a state where a property holds,
+//! or where a step fails, stored and reported with a trace through the
+//! states passed; `--max-depth`, which counts steps, turning it off. The
+//! generated models of `por.rs` and `por_proviso.rs` check every verdict,
+//! and replay every trace, with it on.
+
+use super::common;
+use super::por::{agree, por};
+use crate::engine::{self, CheckOptions, MODEL_ERRORS, Mode, Verdict};
+use serde_json::{Value, json};
+
+/// One thread: a -> b -> c -> b -> ... and, where `error` names one, the
+/// error states.
+fn one_thread(error: &str, step: &str) -> Value {
+    json!({
+        "name": "chain",
+        "globals": {"x": {"type": "int", "min": 0, "max": 1, "init": 0}},
+        "threads": [{"name": "t", "start": "a", "transitions": [
+            {"from": "a", "to": "b"},
+            {"from": "b", "to": "c", "do": step},
+            {"from": "c", "to": "b"}]}],
+        "check-deadlock": true,
+        "properties": [{"name": "bad", "error": error}],
+    })
+}
+
+/// Every state after the initial one has one step: b and c are passed
+/// through, the cycle between them followed round once and left, and only
+/// the initial state is stored (the full search stores all three).
+#[test]
+fn a_cycle_of_single_steps_is_followed_round_once_and_left() {
+    let prog = common::load_value(&one_thread("false", "x := 1 - x"));
+    // b, c with x = 1, b, c with x = 0, then b again: four passed.
+    let full = engine::check(&prog, Mode::Standard, &CheckOptions::default()).unwrap();
+    assert_eq!(full.stats.count("states"), Some(5));
+    assert_eq!(agree(&prog).unwrap(), (5, 1));
+    let r = engine::check(&prog, Mode::Standard, &por(2)).unwrap();
+    assert_eq!(r.stats.count("por_passed_states"), Some(4));
+    assert_eq!(r.outcome("deadlock").unwrap().verdict, Verdict::Safe);
+}
+
+/// Where the property holds (t at c) the state is stored, and the trace to
+/// it goes through the state passed on the way (b): two steps, replayed
+/// by `agree`.
+#[test]
+fn a_state_where_the_property_holds_is_stored_and_traced_through_the_states_passed() {
+    let prog = common::load_value(&one_thread("exists(t: @c) && x == 0", "x := 1 - x"));
+    let r = engine::check(&prog, Mode::Standard, &por(1)).unwrap();
+    let bad = r.outcome("bad").unwrap();
+    assert_eq!(bad.verdict, Verdict::Unsafe);
+    // a, b, c (x = 1), b, c (x = 0): the one state where it holds.
+    assert_eq!(bad.trace.as_ref().unwrap().steps.len(), 4);
+    // a and the error state stored; b, c (x = 1) and b passed on the way
+    // there, and again on the way from it back to itself: six passes.
+    assert_eq!(r.stats.count("states"), Some(2));
+    assert_eq!(r.stats.count("por_passed_states"), Some(6));
+    agree(&prog).unwrap();
+}
+
+/// A step that fails at run time is reported where it fails, so the state
+/// it leaves from is stored: a is, b (whose step overflows x) is, and the
+/// run-time error's trace is the one step between.
+#[test]
+fn a_state_whose_step_fails_is_stored() {
+    let prog = common::load_value(&one_thread("false", "x := x + 2"));
+    let r = engine::check(&prog, Mode::Standard, &por(1)).unwrap();
+    let errors = r.outcome(MODEL_ERRORS).unwrap();
+    assert_eq!(errors.verdict, Verdict::Unsafe);
+    assert_eq!(errors.trace.as_ref().unwrap().steps.len(), 1);
+    assert_eq!(r.stats.count("states"), Some(2));
+    assert_eq!(r.stats.count("por_passed_states"), Some(0));
+    agree(&prog).unwrap();
+}
+
+/// `--max-depth` counts steps from an initial state, so a search under it
+/// stores every state it reduces to (no state is passed through).
+#[test]
+fn max_depth_turns_passing_off() {
+    let prog = common::load_value(&one_thread("false", "x := 1 - x"));
+    let opts = CheckOptions {
+        max_depth: Some(10),
+        ..por(1)
+    };
+    let r = engine::check(&prog, Mode::Standard, &opts).unwrap();
+    assert_eq!(r.stats.count("states"), Some(5));
+    assert_eq!(r.stats.count("por_passed_states"), None);
+}
