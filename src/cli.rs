@@ -236,9 +236,10 @@ pub struct CheckArgs {
     pub symmetry: bool,
     /// Partial-order reduction (standard only): expand each state by a
     /// persistent set of threads, with a cycle proviso (only where a thread
-    /// left out may still change the property or fail at run time).
-    /// Verdicts are unchanged; traces are real but no longer necessarily
-    /// shortest.
+    /// left out may still change the property or fail at run time); a
+    /// state whose reduced expansion is one step is passed through, checked
+    /// but not stored. Verdicts are unchanged; traces are real but no
+    /// longer necessarily shortest.
     #[arg(long, conflicts_with = "symmetry")]
     pub por: bool,
     /// Lipton reduction (standard and thread-modular): a step runs a thread

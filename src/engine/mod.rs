@@ -68,8 +68,10 @@ pub struct CheckOptions {
     pub symmetry: bool,
     /// `--por`: partial-order reduction (standard only): persistent sets
     /// with a cycle proviso (only where a thread left out may still do a
-    /// visible step or fail); verdicts are unchanged, traces are real but
-    /// not necessarily shortest.
+    /// visible step or fail), and a state whose reduced expansion is one
+    /// step passed through, checked but not stored (not under
+    /// `max_depth`, which counts steps); verdicts are unchanged, traces
+    /// are real but not necessarily shortest.
     pub por: bool,
     /// `--blocks`: Lipton reduction (standard and thread-modular): a step
     /// runs a thread through a whole reducible block of movers (Popeea,

@@ -47,7 +47,7 @@ fn visible_steps_are_never_postponed_and_no_thread_is_ignored_in_a_cycle() {
     }
     // And the reduction does reduce here: t1 alone first, then t0 (the
     // state between has that one step, so it is passed through, not
-    // stored: standard/pass.rs).
+    // stored: standard/pass/).
     let prog = common::load_value(&model("false", false));
     let r = engine::check(&prog, Mode::Standard, &por(1)).unwrap();
     assert_eq!(r.stats.count("states"), Some(2));

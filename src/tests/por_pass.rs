@@ -1,5 +1,5 @@
 //! `--por` passes through a state whose reduced expansion is one step
-//! (standard/pass.rs), on hand-made cases: a chain into a cycle of such
+//! (standard/pass/), on hand-made cases: a chain into a cycle of such
 //! states, followed round once and left; a state where a property holds,
 //! or where a step fails, stored and reported with a trace through the
 //! states passed; `--max-depth`, which counts steps, turning it off. The
@@ -86,4 +86,40 @@ fn max_depth_turns_passing_off() {
     let r = engine::check(&prog, Mode::Standard, &opts).unwrap();
     assert_eq!(r.stats.count("states"), Some(5));
     assert_eq!(r.stats.count("por_passed_states"), None);
+}
+
+/// Past the depth tags' period the walk back numbers the levels by a
+/// forward search over the stored states (`rebuild.rs`, `Exact`), which
+/// must follow the states passed through too: one thread steps from a to
+/// b (x one up) and back to a choosing z, so every state at a is passed
+/// and those at b are stored, one level each; the error at b with x = 8
+/// lies 8 levels and 15 steps deep. With a period of 3 (two tag bits) its
+/// trace is the same and replays.
+#[test]
+fn a_trace_through_passed_states_is_rebuilt_past_the_tags_period() {
+    let prog = common::load_value(&json!({
+        "name": "steps-and-choices",
+        "globals": {
+            "x": {"type": "int", "min": 0, "max": 8, "init": 0},
+            "z": {"type": "int", "min": 0, "max": 1, "init": 0}
+        },
+        "threads": [{"name": "t", "start": "a", "transitions": [
+            {"from": "a", "to": "b", "when": "x < 8", "do": "x := x + 1"},
+            {"from": "b", "to": "a", "do": "z := 0"},
+            {"from": "b", "to": "a", "do": "z := 1"}]}],
+        "properties": [{"name": "far", "error": "exists(t: @b) && x == 8"}]
+    }));
+    let full = super::replay::traces(&prog, &por(1));
+    assert_eq!(full, vec![("far".to_string(), 15, true)]);
+    let r = engine::check(&prog, Mode::Standard, &por(1)).unwrap();
+    // The initial state, b with x = 1..8 and z = 0 or 1 (but x = 1: z =
+    // 0), and a with x = 8, where t has no step, when level 8 is expanded.
+    assert_eq!(r.stats.count("states"), Some(18));
+    let short = crate::engine::store::TAG_BITS_FOR_TESTS.with(|b| {
+        b.set(2);
+        let t = super::replay::traces(&prog, &por(1));
+        b.set(24);
+        t
+    });
+    assert_eq!(short, full);
 }

@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 /// subset of readers done (2^4 = 16), and both reach the deadlock where
 /// every reader is done and the cell has no partner. Of the five, the
 /// three between the first and the deadlock have one reduced step each,
-/// and are passed through, not stored (standard/pass.rs).
+/// and are passed through, not stored (standard/pass/).
 #[test]
 fn a_cells_reads_leave_the_other_readers_out() {
     let m = json!({"name": "cell", "channels": ["rd"],

@@ -125,7 +125,10 @@ fn generated_traces_exercise_rendezvous_and_run_time_errors() {
 }
 
 /// Trace lengths per property, and whether each replays.
-fn traces(prog: &crate::program::Program, opts: &CheckOptions) -> Vec<(String, usize, bool)> {
+pub(super) fn traces(
+    prog: &crate::program::Program,
+    opts: &CheckOptions,
+) -> Vec<(String, usize, bool)> {
     let r = engine::check(prog, Mode::Standard, opts).unwrap();
     saved_traces(&r)
         .into_iter()

@@ -58,7 +58,7 @@ impl Reducer {
     }
 
     /// A closed set with invisible enabled transitions, grown from a
-    /// thread with one move, that `accepts` (for `standard/pass.rs`: one
+    /// thread with one move, that `accepts` (for `standard/pass/`: one
     /// whose enabled transitions make one successor and that needs no
     /// proviso), or `None`. Only a thread with one move can seed a set
     /// with one successor, and such a set leaves out every other thread

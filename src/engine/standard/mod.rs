@@ -105,7 +105,7 @@ struct Search<'p> {
     /// `--por`: those states, packed, for the cycle proviso (`reduce.rs`).
     reduced_keys: FxHashSet<Box<[u64]>>,
     /// `--por`: the states passed through without being stored
-    /// (`pass.rs`); `None` where none are (`--max-depth`).
+    /// (`pass/`); `None` where none are (`--max-depth`).
     passing: Option<pass::Passing>,
     /// The program's error state, packed (`program/error_state.rs`): the
     /// successor of every transition that fails at run time.

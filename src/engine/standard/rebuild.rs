@@ -6,7 +6,11 @@
 //! such chain of d steps is a shortest trace. Under `--symmetry` the chain
 //! joins canonical states, and a concrete trace is then replayed from the
 //! initial state, at each step some thread's step leading to a state whose
-//! canonical form is the next on the chain (TLC's technique).
+//! canonical form is the next on the chain (TLC's technique). Under
+//! `--por` a step between two levels may pass through states that are not
+//! stored (`pass/`): a move into one is followed, as the search followed
+//! it, to the stored state its chain leads to, and its steps join the
+//! trace (real, as every `--por` trace is, but not always a shortest one).
 //!
 //! The tag is exact while the search is shallower than its period (2^8 - 1
 //! levels at least, 2^24 - 1 for most models, whose packed states leave
@@ -100,7 +104,7 @@ impl Search<'_> {
 
     /// A move of the state `st` to the stored state `target` (packed, as
     /// stored), if one leads there, directly or through states the search
-    /// passed through (`pass.rs`): the moves on the way. The moves are
+    /// passed through (`pass/`): the moves on the way. The moves are
     /// made one at a time: a step can have millions (a long block), and
     /// only the one that leads to the target is kept.
     fn move_to(&mut self, st: &[u32], target: &[u64]) -> Option<Vec<Move>> {

@@ -118,7 +118,7 @@ pub(crate) fn run(
         }
         note
     };
-    // The states passed through, where any was (`pass.rs`): checked, not
+    // The states passed through, where any was (`pass/`): checked, not
     // stored.
     let passed = match s.passing.as_ref().map_or(0, |p| p.count) {
         0 => String::new(),

@@ -69,7 +69,7 @@ pub(super) struct Shared<'a, 'p> {
     pub(super) stop: &'a AtomicBool,
     /// `--por`: the threads each state of the level is expanded by.
     pub(super) decisions: Option<&'a Decisions>,
-    /// `--por`: the successors passed through, where any is (`pass.rs`).
+    /// `--por`: the successors passed through, where any is (`pass/`).
     pub(super) passed: Option<&'a Passed>,
     /// The program's error state, packed: the successor of every
     /// transition that fails at run time (`program/error_state.rs`).
@@ -316,7 +316,7 @@ impl Shared<'_, '_> {
     }
 
     /// Inserts the successor `key`, or, if the search passes through it,
-    /// the state its chain leads to (`pass.rs`; nothing for a cycle of
+    /// the state its chain leads to (`pass/`; nothing for a cycle of
     /// passed states).
     pub(super) fn push(&self, batch: &mut store::Batch, key: &[u64]) {
         match self.passed {
