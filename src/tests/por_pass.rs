@@ -7,8 +7,11 @@
 //! and replay every trace, with it on.
 
 use super::common;
+use super::differential;
 use super::por::{agree, por};
+use crate::engine::standard::GIVE_UP_AT_FOR_TESTS;
 use crate::engine::{self, CheckOptions, MODEL_ERRORS, Mode, Verdict};
+use proptest::prelude::*;
 use serde_json::{Value, json};
 
 /// One thread: a -> b -> c -> b -> ... and, where `error` names one, the
@@ -122,4 +125,77 @@ fn a_trace_through_passed_states_is_rebuilt_past_the_tags_period() {
         t
     });
     assert_eq!(short, full);
+    // And with the rounds given up after three levels: the states at a
+    // are then stored from level 4 on, and the walk back, numbering the
+    // levels, must not take them for states of the levels where they were
+    // passed through.
+    let given_up = given_up_at(3, || {
+        crate::engine::store::TAG_BITS_FOR_TESTS.with(|b| {
+            b.set(2);
+            let t = super::replay::traces(&prog, &por(1));
+            b.set(24);
+            t
+        })
+    });
+    assert_eq!(given_up.len(), 1);
+    assert!(given_up[0].2, "{given_up:?}");
+}
+
+/// Runs `f` with the rounds given up after `levels` levels.
+fn given_up_at<T>(levels: usize, f: impl FnOnce() -> T) -> T {
+    GIVE_UP_AT_FOR_TESTS.with(|g| g.set(Some(levels)));
+    let out = f();
+    GIVE_UP_AT_FOR_TESTS.with(|g| g.set(None));
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Once the rounds give up (on a large model where they pass few
+    /// states), a state passed through at an earlier level may be stored
+    /// at a later one, and the walk back must end each chain where the
+    /// rounds did. Every verdict stays, and every trace replays, with the
+    /// rounds given up after one, two or three levels.
+    #[test]
+    fn traces_replay_when_the_rounds_give_up_midway(m in differential::model(), at in 1usize..4) {
+        let prog = common::load_value(&m);
+        given_up_at(at, || agree(&prog))?;
+    }
+}
+
+/// A state passed through before the rounds give up can be stored after:
+/// one thread goes a -> b -> c, where c chooses d or e; d leads back to b,
+/// and e on to the error three steps on. With the rounds given up after
+/// the first level, b is passed through at level 1 (its chain ends at c)
+/// and stored at level 3 (from d). The walk back from c must follow the
+/// chain from a through b as the rounds did, not stop at b because it is
+/// stored now.
+#[test]
+fn a_state_passed_through_and_later_stored_is_followed_where_it_was_passed() {
+    let prog = common::load_value(&json!({
+        "name": "passed-then-stored",
+        "threads": [{"name": "t", "start": "a", "transitions": [
+            {"from": "a", "to": "b"},
+            {"from": "b", "to": "c"},
+            {"from": "c", "to": "d"},
+            {"from": "c", "to": "e"},
+            {"from": "d", "to": "b"},
+            {"from": "e", "to": "e1"},
+            {"from": "e1", "to": "e2"},
+            {"from": "e2", "to": "e3"}]}],
+        "properties": [{"name": "far", "error": "exists(t: @e3)"}]
+    }));
+    // Without giving up: a, c, d's chain ends at c, e's at e3: a, c, e3.
+    assert_eq!(
+        super::replay::traces(&prog, &por(1)),
+        vec![("far".to_string(), 6, true)]
+    );
+    let given_up = given_up_at(1, || {
+        let r = engine::check(&prog, Mode::Standard, &por(1)).unwrap();
+        // a, c, then d, e, b, e1, e2, e3 stored: the rounds are off.
+        assert_eq!(r.stats.count("states"), Some(8));
+        super::replay::traces(&prog, &por(1))
+    });
+    assert_eq!(given_up, vec![("far".to_string(), 6, true)]);
 }

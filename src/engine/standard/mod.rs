@@ -51,6 +51,8 @@ pub(crate) use counter::Repr;
 pub(crate) use counter::{DOMAIN_CUT_FOR_TESTS, FORCE_FOR_TESTS};
 use crossbeam_utils::CachePadded;
 use found::{At, Batch, Candidate, Finding, Found};
+#[cfg(test)]
+pub(crate) use pass::GIVE_UP_AT_FOR_TESTS;
 use reduce::Decisions;
 pub(crate) use run::run;
 use rustc_hash::FxHashSet;

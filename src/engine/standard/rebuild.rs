@@ -103,11 +103,12 @@ impl Search<'_> {
     }
 
     /// A move of the state `st` to the stored state `target` (packed, as
-    /// stored), if one leads there, directly or through states the search
-    /// passed through (`pass/`): the moves on the way. The moves are
+    /// stored), if one leads there, directly or (`follow`: from a level
+    /// whose rounds ran) through states the search passed through
+    /// (`pass/`): the moves on the way. The moves are
     /// made one at a time: a step can have millions (a long block), and
     /// only the one that leads to the target is kept.
-    fn move_to(&mut self, st: &[u32], target: &[u64]) -> Option<Vec<Move>> {
+    fn move_to(&mut self, st: &[u32], target: &[u64], follow: bool) -> Option<Vec<Move>> {
         if self.ctr.is_some() {
             let moves = self.moves(st);
             let m = moves.into_iter().find(|m| self.stored_key(&m.3) == target);
@@ -120,8 +121,10 @@ impl Search<'_> {
                 found = Some(vec![m]);
                 return true;
             }
-            let passed = search.passing.is_some() && search.visited.find(&key).is_none();
-            if passed && search.passed_end(key, &m.3).as_deref() == Some(target) {
+            if follow
+                && search.may_pass(&key)
+                && search.passed_end(key, &m.3).as_deref() == Some(target)
+            {
                 found = Some(search.passed_path(m));
                 return true;
             }
@@ -176,6 +179,12 @@ impl Search<'_> {
                 }
             }
         }
+    }
+
+    /// May the search have passed through the state `key` (`pass/`): it
+    /// is not stored, or it may have been stored after the rounds gave up?
+    pub(super) fn may_pass(&self, key: &[u64]) -> bool {
+        self.passing.as_ref().is_some_and(|p| p.off) || self.visited.find(key).is_none()
     }
 
     /// The packed form of a state as stored (canonical under symmetry).
@@ -250,13 +259,14 @@ impl Search<'_> {
             (candidates, near)
         });
         let mut st = Vec::new();
+        let follow = self.passing.as_ref().is_some_and(|p| depth < p.levels);
         let near = candidates.chunks_exact(words).zip(near).filter(|(_, n)| *n);
         for (k, (key, _)) in near.enumerate() {
             if k % REBUILD_POLL == 0 && self.rebuild_out() {
                 return None;
             }
             self.visited.packer.unpack(key, &mut st);
-            if let Some(m) = self.move_to(&st, target) {
+            if let Some(m) = self.move_to(&st, target, follow) {
                 return Some((key.to_vec(), m));
             }
         }
@@ -298,6 +308,7 @@ impl Search<'_> {
         }
         let mut st = Vec::new();
         for depth in 0..upto {
+            let follow = self.passing.as_ref().is_some_and(|p| depth < p.levels);
             let mut next = Vec::new();
             for (k, cur) in level.iter().enumerate() {
                 if k % REBUILD_POLL == 0 && self.rebuild_out() {
@@ -305,7 +316,7 @@ impl Search<'_> {
                 }
                 for m in self.moves(cur) {
                     let mut key = self.stored_key(&m.3);
-                    if self.passing.is_some() && self.visited.find(&key).is_none() {
+                    if follow && self.may_pass(&key) {
                         match self.passed_end(key, &m.3) {
                             Some(end) => key = end,
                             None => continue,
@@ -406,7 +417,7 @@ impl Search<'_> {
         let mut steps = Vec::new();
         for target in &chain[1..] {
             // The chain was built from these very moves, so one exists.
-            let Some(moves) = self.move_to(&cur, target) else {
+            let Some(moves) = self.move_to(&cur, target, false) else {
                 break;
             };
             for (thread, trans, partner, next) in moves {

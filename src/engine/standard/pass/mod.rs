@@ -84,9 +84,19 @@ pub(super) struct Passing {
     pub(super) off: bool,
     /// The walk back's buffers (`Search::pass_step`).
     scratch: Option<PassScratch>,
-    /// The walk back's memo: a state passed through, packed, and the
-    /// stored state it leads to (`None`: none, a cycle of passed states).
+    /// The levels whose rounds ran: the first `levels` of the search (they
+    /// stop for good once `off`); the walk back follows chains from
+    /// those only.
+    pub(super) levels: usize,
+    /// The walk back's memo: a state, packed, and the state its chain
+    /// ends at (itself where it is not passed; `None`: a cycle of passed
+    /// states).
     ends: FxHashMap<Box<[u64]>, Option<Box<[u64]>>>,
+    /// The initial states, packed, once the walk back needs them (`off`:
+    /// a state passed through earlier may be stored later, and a chain
+    /// then ends only where the rounds' did, at a state not passed or an
+    /// initial one).
+    initial: Option<rustc_hash::FxHashSet<Box<[u64]>>>,
 }
 
 impl Passing {
@@ -97,8 +107,10 @@ impl Passing {
             longest: 0,
             met: 0,
             off: false,
+            levels: 0,
             scratch: None,
             ends: FxHashMap::default(),
+            initial: None,
         }
     }
 }
@@ -107,6 +119,14 @@ impl Passing {
 /// over the levels) and passed fewer than one in `GIVE_UP_BELOW` of them.
 const GIVE_UP_AFTER: u64 = 100_000;
 const GIVE_UP_BELOW: u64 = 20;
+
+#[cfg(test)]
+thread_local! {
+    /// Tests only: give the rounds up after this many levels, as the rule
+    /// of `GIVE_UP_AFTER` would on a large model.
+    pub(crate) static GIVE_UP_AT_FOR_TESTS: std::cell::Cell<Option<usize>> =
+        const { std::cell::Cell::new(None) };
+}
 
 /// A worker looking for the successors of a level polls the budget once
 /// per this many states.
@@ -358,7 +378,12 @@ impl Search<'_> {
             p.count += count as u64;
             p.longest = p.longest.max(longest);
             p.met += keys.len() as u64;
+            p.levels += 1;
             p.off = p.met >= GIVE_UP_AFTER && p.count * GIVE_UP_BELOW < p.met;
+            #[cfg(test)]
+            if GIVE_UP_AT_FOR_TESTS.with(|g| g.get()) == Some(p.levels) {
+                p.off = true;
+            }
         }
         Some(Passed {
             keys,

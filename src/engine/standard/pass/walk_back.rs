@@ -10,9 +10,12 @@ use rustc_hash::FxHashSet;
 use std::sync::Arc;
 
 impl Search<'_> {
-    /// The walk back: the stored state that the state `st` (not stored;
-    /// `key` packed) leads to through the states passed through from it,
-    /// if it is passed through and its chain ends at a stored state.
+    /// The walk back, at a level whose rounds ran: the state the search's
+    /// chain from the state `st` (`key` packed) ended at: `st` itself
+    /// where it is not passed through, else the first state on from it
+    /// that is not, or that the rounds found stored (an initial state,
+    /// or, while the rounds ran, any stored one: no state passed through
+    /// was stored then); `None` for a cycle of passed states.
     pub(in crate::engine::standard) fn passed_end(
         &mut self,
         key: Vec<u64>,
@@ -30,17 +33,18 @@ impl Search<'_> {
             {
                 break end.as_deref().map(<[u64]>::to_vec);
             }
-            if !path.is_empty() && self.visited.find(&key).is_some() {
+            if self.chain_stops_at(&key) {
                 break Some(key);
             }
             // A cycle, or the rebuild's budget out (then the trace is dropped).
             if !seen.insert(key.clone()) || (path.len() % 64 == 63 && self.rebuild_out()) {
                 break None;
             }
-            path.push(key);
             let Some(m) = self.pass_step(&cur) else {
-                break None;
+                path.push(key.clone());
+                break Some(key);
             };
+            path.push(key);
             cur = m.3;
             key = self.stored_key(&cur);
         };
@@ -52,18 +56,40 @@ impl Search<'_> {
         end
     }
 
+    /// Did the rounds end a chain at the state `key` because it was stored
+    /// (`passed_end`)?
+    fn chain_stops_at(&mut self, key: &[u64]) -> bool {
+        if self.visited.find(key).is_none() {
+            return false;
+        }
+        if self.passing.as_ref().is_some_and(|p| !p.off) {
+            return true;
+        }
+        if self.passing.as_ref().is_some_and(|p| p.initial.is_none()) {
+            let initial = self
+                .initial_stored()
+                .iter()
+                .map(|st| self.stored_key(st).into())
+                .collect();
+            if let Some(p) = &mut self.passing {
+                p.initial = Some(initial);
+            }
+        }
+        let initial = self.passing.as_ref().and_then(|p| p.initial.as_ref());
+        initial.is_some_and(|i| i.contains(key))
+    }
+
     /// The walk back: the move `m` and the steps of the states passed
-    /// through after it, to the stored state they lead to (`passed_end`
-    /// found one).
+    /// through after it, to the state their chain ends at (`passed_end`
+    /// found it).
     pub(in crate::engine::standard) fn passed_path(&mut self, m: Move) -> Vec<Move> {
         let mut path = vec![m];
         let bound = self.passing.as_ref().map_or(0, |p| p.ends.len());
         while path.len() <= bound {
-            let st = &path[path.len() - 1].3;
-            if self.visited.find(&self.stored_key(st)).is_some() {
+            let st = path[path.len() - 1].3.clone();
+            if self.chain_stops_at(&self.stored_key(&st)) {
                 break;
             }
-            let st = st.clone();
             match self.pass_step(&st) {
                 Some(next) => path.push(next),
                 None => break,
