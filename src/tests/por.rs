@@ -131,7 +131,7 @@ const ERRORS: &[&str] = &[
 /// on a local or on a global few threads touch, properties on globals
 /// mostly (so few transitions are visible), and in one of four cases
 /// deadlocks only (`false` as the error, `check-deadlock`).
-fn independent_model() -> impl Strategy<Value = Value> {
+pub(super) fn independent_model() -> impl Strategy<Value = Value> {
     // Control flows forward (L0 to L4) in three models of four: no cycle
     // brings a thread back, so nothing but the persistent sets themselves
     // keeps a step from being ignored.
@@ -181,7 +181,7 @@ fn cooperative_model() -> impl Strategy<Value = Value> {
 /// send or a receive on `c0` or `c1` (a value from a local, into a local
 /// or the thread's own global), so that rendezvous are reduced as
 /// transitions of their own (`stubborn/`, `Item::Pair`).
-fn rendezvous_model() -> impl Strategy<Value = Value> {
+pub(super) fn rendezvous_model() -> impl Strategy<Value = Value> {
     independent_model().prop_flat_map(|m| {
         let n = common::transitions(&m);
         proptest::collection::vec(0..12u8, n).prop_map(move |kinds| {

@@ -8,7 +8,7 @@
 
 use super::common;
 use super::differential;
-use super::por::{agree, por};
+use super::por::{agree, independent_model, por, rendezvous_model};
 use crate::engine::standard::GIVE_UP_AT_FOR_TESTS;
 use crate::engine::{self, CheckOptions, MODEL_ERRORS, Mode, Verdict};
 use proptest::prelude::*;
@@ -118,27 +118,26 @@ fn a_trace_through_passed_states_is_rebuilt_past_the_tags_period() {
     // The initial state, b with x = 1..8 and z = 0 or 1 (but x = 1: z =
     // 0), and a with x = 8, where t has no step, when level 8 is expanded.
     assert_eq!(r.stats.count("states"), Some(18));
-    let short = crate::engine::store::TAG_BITS_FOR_TESTS.with(|b| {
-        b.set(2);
-        let t = super::replay::traces(&prog, &por(1));
-        b.set(24);
-        t
-    });
+    let short = with_short_tags(|| super::replay::traces(&prog, &por(1)));
     assert_eq!(short, full);
     // And with the rounds given up after three levels: the states at a
     // are then stored from level 4 on, and the walk back, numbering the
     // levels, must not take them for states of the levels where they were
     // passed through.
     let given_up = given_up_at(3, || {
-        crate::engine::store::TAG_BITS_FOR_TESTS.with(|b| {
-            b.set(2);
-            let t = super::replay::traces(&prog, &por(1));
-            b.set(24);
-            t
-        })
+        with_short_tags(|| super::replay::traces(&prog, &por(1)))
     });
     assert_eq!(given_up.len(), 1);
     assert!(given_up[0].2, "{given_up:?}");
+}
+
+/// Runs `f` with depth tags of two bits (a period of 3).
+fn with_short_tags<T>(f: impl FnOnce() -> T) -> T {
+    let tags = &crate::engine::store::TAG_BITS_FOR_TESTS;
+    tags.with(|b| b.set(2));
+    let out = f();
+    tags.with(|b| b.set(24));
+    out
 }
 
 /// Runs `f` with the rounds given up after `levels` levels.
@@ -198,4 +197,110 @@ fn a_state_passed_through_and_later_stored_is_followed_where_it_was_passed() {
         super::replay::traces(&prog, &por(1))
     });
     assert_eq!(given_up, vec![("far".to_string(), 6, true)]);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Past the tags' period the walk back numbers the levels by a forward
+    /// search over the stored states; under `--por` that search takes
+    /// moves the reduced search did not, and may reach a state sooner than
+    /// the search did, or through states it never met. Every trace must
+    /// still replay, with or without the rounds given up (`--continue`
+    /// searches deeper).
+    #[test]
+    fn reduced_traces_replay_past_the_tags_period(
+        m in prop_oneof![differential::model(), independent_model(), rendezvous_model()],
+        at in 0usize..3,
+        keep_going in any::<bool>(),
+    ) {
+        let prog = common::load_value(&m);
+        let opts = CheckOptions { keep_going, ..por(1) };
+        let full = super::replay::traces(&prog, &opts);
+        let give_up = |f: &dyn Fn() -> Vec<(String, usize, bool)>| match at {
+            0 => f(),
+            _ => given_up_at(at, f),
+        };
+        let short = give_up(&|| with_short_tags(|| super::replay::traces(&prog, &opts)));
+        let names = |t: &[(String, usize, bool)]| t.iter().map(|t| t.0.clone()).collect::<Vec<_>>();
+        prop_assert_eq!(names(&short), names(&full));
+        prop_assert!(short.iter().chain(&full).all(|t| t.2), "{:?} {:?}\n{}", short, full, m);
+    }
+}
+
+/// The forward numbering past the tags' period, on the generated model
+/// that showed it wrong (shrunk by proptest): t1 climbs to L3 through a
+/// step on g1, t2 idles at L0 or steps to L2, where it is stuck, and t0
+/// steps to L1 or idles; every deadlock lies four steps deep. The reduced
+/// search reaches some states later than a search taking every move does,
+/// so their tags and the forward levels disagree (with depth tags of two
+/// bits the trace came out empty). Its trace must replay.
+#[test]
+fn a_reduced_trace_past_the_tags_period_starts_at_the_initial_state() {
+    let prog = common::load_value(&json!({
+        "name": "late",
+        "globals": {
+            "g1": {"type": "int", "min": 0, "max": 2, "init": 0},
+            "g2": {"type": "int", "min": 0, "max": 2, "init": 0},
+            "a": {"type": "array", "len": 2, "of": {"type": "int", "min": 0, "max": 1}, "init": 0}
+        },
+        "threads": [
+            {"name": "t0", "start": "L0", "transitions": [
+                {"from": "L0", "to": "L1"},
+                {"from": "L0", "to": "L0", "do": "a[0] := 1"}]},
+            {"name": "t1", "start": "L0",
+             "locals": {"k": {"type": "int", "min": 0, "max": 1, "init": 0}},
+             "transitions": [
+                {"from": "L0", "to": "L2"},
+                {"from": "L2", "to": "L3", "do": "g1 := (g1 + 1) % 3; k := any"}]},
+            {"name": "t2", "start": "L0",
+             "locals": {"j": {"type": "int", "min": 0, "max": 1, "init": 0}},
+             "transitions": [
+                {"from": "L0", "to": "L0", "when": "g1 == 0 || g2 == 0"},
+                {"from": "L2", "to": "L0", "when": "a[j] == 1"},
+                {"from": "L0", "to": "L2"}]}],
+        "check-deadlock": true,
+        "properties": [{"name": "bad", "error": "false"}]
+    }));
+    let full = super::replay::traces(&prog, &por(1));
+    assert_eq!(full, vec![("deadlock".to_string(), 4, true)]);
+    let short = with_short_tags(|| super::replay::traces(&prog, &por(1)));
+    assert_eq!(short.len(), 1);
+    assert!(short[0].2, "{short:?}");
+}
+
+/// And on the one that showed the forward numbering following a chain
+/// the search never did (shrunk by proptest): t1 can step to L2 first,
+/// the search steps t0 first; from t1 at L2 and t0 at L0 the one step is
+/// t0's, so a chain through that state, never met, leads from the initial
+/// state to t0 and t1 at L2, two threads apart, where the walk back looks
+/// for predecessors one thread apart (the search passed no state).
+#[test]
+fn a_reduced_trace_past_the_tags_period_follows_only_chains_the_walk_back_can() {
+    let prog = common::load_value(&json!({
+        "name": "never-met",
+        "globals": {
+            "g1": {"type": "int", "min": 0, "max": 2, "init": 0},
+            "g2": {"type": "int", "min": 0, "max": 2, "init": 0},
+            "a": {"type": "array", "len": 2, "of": {"type": "int", "min": 0, "max": 1}, "init": 0}
+        },
+        "threads": [
+            {"name": "t0", "start": "L0",
+             "locals": {"k": {"type": "int", "min": 0, "max": 1, "init": 0}},
+             "transitions": [
+                {"from": "L0", "to": "L2"},
+                {"from": "L2", "to": "L3", "do": "g1 := (g1 + 1) % 3; k := any"}]},
+            {"name": "t1", "start": "L0",
+             "locals": {"k": {"type": "int", "min": 0, "max": 1, "init": 0}},
+             "transitions": [
+                {"from": "L0", "to": "L0", "when": "g1 == 0 || g2 == 0"},
+                {"from": "L2", "to": "L0", "when": "a[1] != 0 && k == 1"},
+                {"from": "L0", "to": "L2"}]}],
+        "check-deadlock": true,
+        "properties": [{"name": "bad", "error": "false"}]
+    }));
+    let full = super::replay::traces(&prog, &por(1));
+    assert_eq!(full, vec![("deadlock".to_string(), 3, true)]);
+    let short = with_short_tags(|| super::replay::traces(&prog, &por(1)));
+    assert_eq!(short, full);
 }

@@ -246,7 +246,9 @@ impl Reducer {
     }
 
     /// The least closed set holding `seed`, or `None` when it holds an
-    /// enabled visible transition.
+    /// enabled visible transition; every thread once more than `most`
+    /// threads that can move are in it (the caller then takes a set of
+    /// another seed, or none).
     fn closure(
         &self,
         prog: &Program,

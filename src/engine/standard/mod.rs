@@ -335,6 +335,29 @@ impl<'p> Search<'p> {
         }
     }
 
+    /// Under `--por`, the threads each state of `level` is expanded by,
+    /// and the successors passed through (`pass/`), both decided before
+    /// the next level enters the store; `None` when a budget stopped it.
+    fn reduce_level(
+        &mut self,
+        level: &Level,
+        budget: &Budget,
+    ) -> Option<(Option<Decisions>, Option<pass::Passed>)> {
+        let Some(r) = self.reducer.take() else {
+            return Some((None, None));
+        };
+        let reduced = self.decide(&r, level, budget).and_then(|d| {
+            self.reduced_states += d.reduced;
+            let passed = match self.passing.as_ref().is_some_and(|p| !p.off) {
+                true => Some(self.pass_through(&r, level, &d, budget)?),
+                false => None,
+            };
+            Some((Some(d), passed))
+        });
+        self.reducer = Some(r);
+        reduced
+    }
+
     /// Breadth-first search (BASIC STEP), level by level, checking the given
     /// properties on every state, so the first violation found is shortest.
     fn bfs(&mut self, props: &[usize], budget: &Budget) -> Found {
@@ -363,43 +386,9 @@ impl<'p> Search<'p> {
         while !level.is_empty() {
             f.depth = depth;
             // The proviso reads the store before the next level enters it.
-            let decisions = match self.reducer.take() {
-                Some(r) => {
-                    let d = self.decide(&r, &level, budget);
-                    self.reducer = Some(r);
-                    match d {
-                        Some(d) => Some(d),
-                        None => {
-                            f.budget_hit = self.stop_reason(budget);
-                            break;
-                        }
-                    }
-                }
-                None => None,
-            };
-            if let Some(d) = &decisions {
-                self.reduced_states += d.reduced;
-            }
-            // The successors passed through, decided before the next level
-            // enters the store.
-            let passing = self.passing.as_ref().is_some_and(|p| !p.off);
-            let passed = match (&decisions, passing) {
-                (Some(d), true) => {
-                    let r = self
-                        .reducer
-                        .take()
-                        .expect("decisions come from the reducer");
-                    let p = self.pass_through(&r, &level, d, budget);
-                    self.reducer = Some(r);
-                    match p {
-                        Some(p) => Some(p),
-                        None => {
-                            f.budget_hit = self.stop_reason(budget);
-                            break;
-                        }
-                    }
-                }
-                _ => None,
+            let Some((decisions, passed)) = self.reduce_level(&level, budget) else {
+                f.budget_hit = self.stop_reason(budget);
+                break;
             };
             self.visited.set_depth(depth + 1);
             self.exp.refresh_dense();

@@ -15,10 +15,17 @@
 //! The tag is exact while the search is shallower than its period (2^8 - 1
 //! levels at least, 2^24 - 1 for most models, whose packed states leave
 //! spare bits). In a deeper search, a state tagged d - 1 may lie deeper or
-//! shallower by a multiple of the period; `Exact` then numbers the periods
-//! (the epoch, depth / period) of the states up to the target's depth by a
-//! forward breadth-first search over the stored states, marking each with
-//! its epoch as it is reached. Tag and epoch together give the exact depth.
+//! shallower by a multiple of the period; `Exact` then numbers the levels
+//! of the states up to the target's depth by a forward breadth-first
+//! search over the stored states, marking each with its depth as it is
+//! reached, and the walk back takes those depths instead. Without `--por`
+//! they are the search's own; under it the forward search takes every
+//! move, also those the reduced search left out, and may reach a state
+//! sooner than the search did (its tag then says another level: a
+//! generated model's trace came out empty so, found in review), so the
+//! walk back goes by the forward search's levels alone, a shortest trace
+//! over the stored states, and every state it numbers has a predecessor
+//! one level up.
 
 use super::Search;
 use super::found::At;
@@ -26,27 +33,34 @@ use crate::engine::result::{Limit, Trace};
 use crate::engine::trace::{StateIds, StepIds};
 use rayon::prelude::*;
 
-/// The epoch (depth / period) of each stored state up to a depth (one u16
-/// per entry of each shard, `u16::MAX` for the others), when tags alone
-/// cannot tell the levels apart. Built only then: 2 bytes per entry for the
-/// time of the rebuilding.
+/// The level of each stored state up to a depth, as a forward search over
+/// the stored states numbers it (one u32 per entry of each shard,
+/// `UNNUMBERED` for the others), when tags alone cannot tell the levels
+/// apart. Built only then: 4 bytes per entry for the time of the
+/// rebuilding.
 struct Exact {
-    period: usize,
-    epochs: Vec<Vec<u16>>,
+    depths: Vec<Vec<u32>>,
 }
 
+const UNNUMBERED: u32 = u32::MAX;
+
 impl Exact {
-    fn epoch(&self, (s, e): (usize, usize)) -> u16 {
-        self.epochs[s][e]
+    fn depth(&self, (s, e): (usize, usize)) -> u32 {
+        self.depths[s][e]
     }
 
-    fn set(&mut self, (s, e): (usize, usize), depth: usize) {
-        self.epochs[s][e] = (depth / self.period) as u16;
+    /// Numbers an entry `depth` unless it is numbered already; was it not?
+    fn number(&mut self, (s, e): (usize, usize), depth: usize) -> bool {
+        let new = self.depths[s][e] == UNNUMBERED;
+        if new {
+            self.depths[s][e] = depth as u32;
+        }
+        new
     }
 
-    /// Is an entry tagged like `depth` at `depth` exactly?
+    /// Is an entry at `depth`?
     fn allows(&self, pos: (usize, usize), depth: usize) -> bool {
-        self.epoch(pos) as usize == depth / self.period
+        self.depth(pos) as usize == depth
     }
 }
 
@@ -209,24 +223,12 @@ impl Search<'_> {
         exact: Option<&Exact>,
         levels: &mut Levels,
     ) -> Option<(Vec<u64>, Vec<Move>)> {
-        let tag = self.visited.tag_of_depth(depth);
         let words = self.visited.packer.words;
         let mut goal = Vec::new();
         self.visited.packer.unpack(target, &mut goal);
-        // A move changes one thread's local store (two in a rendezvous):
-        // a candidate that differs in more cannot precede the target, and
-        // most candidates are ruled out so, without computing their moves
-        // (in parallel, on the search's workers).
-        // The error state differs from its predecessors everywhere.
-        // Through states passed, a step for each of them too.
-        let steps = 1 + self.passing.as_ref().map_or(0, |p| p.longest);
-        let most = if self.error_key.as_deref() == Some(target) {
-            usize::MAX
-        } else if self.exp.prog.channels.is_empty() {
-            steps
-        } else {
-            2 * steps
-        };
+        // Most candidates are ruled out without computing their moves (in
+        // parallel, on the search's workers).
+        let most = self.most_apart(target);
         // Past the budget already (the search may stop above it): reading
         // a level would only take more.
         if self.rebuild_out() {
@@ -237,8 +239,8 @@ impl Search<'_> {
                 None => levels.take(&self.visited, depth),
                 Some(x) => {
                     let mut c = Vec::new();
-                    self.visited.for_each(|pos, key, t| {
-                        if t == tag && x.allows(pos, depth) {
+                    self.visited.for_each(|pos, key, _| {
+                        if x.allows(pos, depth) {
                             c.extend_from_slice(key);
                         }
                     });
@@ -273,6 +275,22 @@ impl Search<'_> {
         None
     }
 
+    /// In how many threads' local stores a predecessor of the state
+    /// `target` (packed) may differ from it: a move changes one thread's
+    /// local store (two in a rendezvous), and through states passed, a
+    /// step for each of them too (at most the longest chain the search
+    /// followed). The error state differs from its predecessors everywhere.
+    fn most_apart(&self, target: &[u64]) -> usize {
+        let steps = 1 + self.passing.as_ref().map_or(0, |p| p.longest);
+        if self.error_key.as_deref() == Some(target) {
+            usize::MAX
+        } else if self.exp.prog.channels.is_empty() {
+            steps
+        } else {
+            2 * steps
+        }
+    }
+
     /// In how many threads' local stores two stored states differ (under
     /// symmetry, as multisets per block of interchangeable threads).
     fn threads_apart(&self, a: &[u32], b: &[u32]) -> usize {
@@ -285,24 +303,28 @@ impl Search<'_> {
         sym.threads_apart(a, b)
     }
 
-    /// Numbers the epochs of the states of depth at most `upto` by a
-    /// forward breadth-first search (see the module header).
+    /// Numbers the levels of the stored states up to `upto` by a forward
+    /// breadth-first search (see the module header). A move is taken as
+    /// `predecessor` takes it: into the stored state it leads to, and
+    /// (`follow`) along the chain of the states passed through from it,
+    /// where the end lies no further apart than `most_apart` allows. (A
+    /// chain from a move the search left out can pass through states it
+    /// never met, and be longer than any it followed: numbered so, a state
+    /// would have no predecessor the walk back looks at.)
     fn exact_levels(&mut self, upto: usize) -> Exact {
         let mut x = Exact {
-            period: self.visited.period(),
-            epochs: self
+            depths: self
                 .visited
                 .slots()
                 .into_iter()
-                .map(|n| vec![u16::MAX; n])
+                .map(|n| vec![UNNUMBERED; n])
                 .collect(),
         };
         let mut level: Vec<Vec<u32>> = Vec::new();
         for st in self.initial_stored() {
             if let Some(pos) = self.visited.find(&self.stored_key(&st))
-                && x.epoch(pos) == u16::MAX
+                && x.number(pos, 0)
             {
-                x.set(pos, 0);
                 level.push(st);
             }
         }
@@ -315,20 +337,21 @@ impl Search<'_> {
                     return x;
                 }
                 for m in self.moves(cur) {
-                    let mut key = self.stored_key(&m.3);
-                    if follow && self.may_pass(&key) {
-                        match self.passed_end(key, &m.3) {
-                            Some(end) => key = end,
-                            None => continue,
-                        }
-                    }
-                    let Some(pos) = self.visited.find(&key) else {
-                        continue;
+                    let key = self.stored_key(&m.3);
+                    let end = match follow && self.may_pass(&key) {
+                        true => self.passed_end(key.clone(), &m.3).filter(|e| {
+                            self.visited.packer.unpack(e, &mut st);
+                            *e != key && self.threads_apart(cur, &st) <= self.most_apart(e)
+                        }),
+                        false => None,
                     };
-                    if x.epoch(pos) == u16::MAX {
-                        x.set(pos, depth + 1);
-                        self.visited.packer.unpack(&key, &mut st);
-                        next.push(st.clone());
+                    for key in std::iter::once(key).chain(end) {
+                        if let Some(pos) = self.visited.find(&key)
+                            && x.number(pos, depth + 1)
+                        {
+                            self.visited.packer.unpack(&key, &mut st);
+                            next.push(st.clone());
+                        }
                     }
                 }
             }
@@ -358,17 +381,20 @@ impl Search<'_> {
 
     /// `trace`, stopped short (and wrong) once the rebuild's budget is out.
     fn trace_unchecked(&mut self, at: &At) -> Trace {
-        // Levels share tags once the search went a period deep. (Epochs
-        // are u16: past 2^16 periods of at least 255 levels, which no
-        // search reaches, the tags alone would be trusted.)
+        // Levels share tags once the search went a period deep.
         let period = self.visited.period();
-        let exact = (self.visited.deepest() >= period && at.depth / period < u16::MAX as usize)
-            .then(|| self.exact_levels(at.depth));
+        let exact = (self.visited.deepest() >= period).then(|| self.exact_levels(at.depth));
+        // The target's level as numbered (none: the rebuild's budget ran
+        // out, and the trace is dropped).
+        let depth = exact.as_ref().map_or(at.depth, |x| {
+            let pos = self.visited.find(&at.key);
+            pos.map_or(at.depth, |p| (x.depth(p) as usize).min(at.depth))
+        });
         // Backwards: (state as stored, the moves into the next one).
         let mut chain: Vec<(Vec<u64>, Option<Vec<Move>>)> = vec![(at.key.clone(), None)];
         let mut target = at.key.clone();
         let mut levels = Levels::default();
-        for depth in (0..at.depth).rev() {
+        for depth in (0..depth).rev() {
             // The target was reached from its level, so a predecessor
             // exists; if none is found (an internal fault), the trace
             // starts at the last state reached.

@@ -116,7 +116,7 @@ struct Polls<'a> {
     count: AtomicUsize,
 }
 
-const POLL_CHOICES: usize = 64;
+pub(super) const POLL_CHOICES: usize = 64;
 
 /// What a worker chose for one state: the set that passes the proviso
 /// (`None`: full expansion), and before it, the sets that pass unless one
@@ -458,7 +458,7 @@ impl Search<'_> {
     ) -> Earlier {
         self.visited.packer.pack(state, packed);
         if self.visited.find(packed).is_none() {
-            return Earlier::No; // in the next level: later
+            return Earlier::No; // in the next level, or passed through (`pass/`): later
         }
         match place.get(packed.as_slice()) {
             Some(&j) if j as usize > i => Earlier::No,

@@ -152,7 +152,8 @@ impl Closing {
     }
 
     /// Thread `u` has an enabled member: true once every thread that can
-    /// move has one (the set reduces nothing).
+    /// move has one (the set reduces nothing), or more than `most` do (the
+    /// caller wants no larger set: the closure is given up).
     fn hold(&mut self, u: usize, at: &AtState) -> bool {
         self.held[u] = true;
         self.holds += 1;

@@ -52,7 +52,7 @@ mod walk_back;
 
 use super::super::Budget;
 use super::super::por::{Buffers, Reducer};
-use super::reduce::Decisions;
+use super::reduce::{Decisions, POLL_CHOICES};
 use super::worker::PART;
 use super::{CHUNK, SMALL, Search};
 use crate::engine::store::Level;
@@ -63,7 +63,7 @@ use chains::{CYCLE, Keys, OPEN, STORED, ends};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What the search keeps for passing states through: what the rounds and
 /// the walk back of a trace need, and what was passed.
@@ -172,7 +172,7 @@ pub(super) enum OneStep {
 
 /// What a worker found of a level's new successors: the states, packed,
 /// and the (state, thread) whose successors the memo lacked.
-type Found = (Vec<u64>, Vec<(usize, usize)>);
+type Part = (Vec<u64>, Vec<(usize, usize)>);
 
 /// A worker's buffers while it decides which states are passed.
 #[derive(Default)]
@@ -278,16 +278,20 @@ impl Search<'_> {
         let mut open: Vec<u32> = Vec::new();
         let mut state = Vec::new();
         // The level's successors not stored yet, as its expansion will
-        // reach them.
+        // reach them (a chunk of the level at a time: the successors
+        // found hold duplicates until they are interned).
         let words = self.visited.packer.words;
-        for key in self
-            .new_successors(level, decisions, budget)?
-            .chunks_exact(words)
-        {
-            let (id, new) = keys.intern(key);
-            if new {
-                next.push(OPEN);
-                open.push(id);
+        for first in (0..level.len()).step_by(CHUNK) {
+            let states = first..(first + CHUNK).min(level.len());
+            for key in self
+                .new_successors(level, states, decisions, budget)?
+                .chunks_exact(words)
+            {
+                let (id, new) = keys.intern(key);
+                if new {
+                    next.push(OPEN);
+                    open.push(id);
+                }
             }
         }
         let props = self
@@ -320,7 +324,16 @@ impl Search<'_> {
                     });
                 }
                 let this = &*self;
+                // A decision may take milliseconds with many threads: the
+                // budget is polled every few, across the workers.
+                let polls = AtomicUsize::new(0);
                 let decide = |w: &mut PassScratch, k: usize| -> Option<Vec<u64>> {
+                    let due = polls
+                        .fetch_add(1, Ordering::Relaxed)
+                        .is_multiple_of(POLL_CHOICES);
+                    if (due && this.stopped(budget)) || this.stop.load(Ordering::Relaxed) {
+                        return None;
+                    }
                     let keys = &keys;
                     this.visited.packer.unpack(keys.get(chunk[k]), &mut w.state);
                     let s = &succs[k * n..(k + 1) * n];
@@ -392,15 +405,16 @@ impl Search<'_> {
         })
     }
 
-    /// The successors that `level`, expanded as `decisions` say, leads to
-    /// and that are not stored yet, packed one after another (some more
-    /// than once): on the workers where the memo has them (`decide` has
+    /// The successors that the states `states` of `level`, expanded as
+    /// `decisions` say, lead to and that are not stored yet, packed one
+    /// after another (some more than once): on the workers where the memo has them (`decide` has
     /// just computed them), on the coordinator where it has not, and the
     /// rendezvous there (firing a pair may intern stores). `None` when a
     /// budget stopped it.
     fn new_successors(
         &mut self,
         level: &Level,
+        states: std::ops::Range<usize>,
         decisions: &Decisions,
         budget: &Budget,
     ) -> Option<Vec<u64>> {
@@ -409,12 +423,14 @@ impl Search<'_> {
         self.exp.refresh_dense();
         let this = &*self;
         let packer = &this.visited.packer;
-        let parts = (level.len() / PART).clamp(1, 16 * this.scratch.len().max(1));
+        let (first, len) = (states.start, states.len());
+        let parts = (len / PART).clamp(1, 16 * this.scratch.len().max(1));
         let part = |p: usize| {
             let (mut out, mut missed) = (Vec::new(), Vec::new());
             let (mut state, mut packed) = (Vec::new(), Vec::new());
-            for i in level.len() * p / parts..level.len() * (p + 1) / parts {
-                if i % POLL_STATES == 0 && this.stopped(budget) {
+            let mine = first + len * p / parts..first + len * (p + 1) / parts;
+            for (k, i) in mine.enumerate() {
+                if k % POLL_STATES == POLL_STATES - 1 && this.stopped(budget) {
                     break;
                 }
                 packer.unpack(level.packed(i), &mut state);
@@ -437,7 +453,7 @@ impl Search<'_> {
             }
             (out, missed)
         };
-        let found: Vec<Found> = match parts {
+        let found: Vec<Part> = match parts {
             1 => vec![part(0)],
             _ => self
                 .pool
@@ -472,7 +488,7 @@ impl Search<'_> {
             }
         }
         if !prog.channels.is_empty() {
-            for i in 0..level.len() {
+            for i in states {
                 if self.poll_due(i, budget) {
                     return None;
                 }
