@@ -314,14 +314,11 @@ impl Search<'_> {
                     for t in 0..n {
                         succs.push(self.exp.successors(t, state[0], state[1 + t]));
                     }
-                    let failing = succs[at..].iter().any(|s| s.error.is_some() || s.cut);
-                    syncs.push(match prog.channels.is_empty() || failing {
-                        true => (Vec::new(), false),
-                        false => {
-                            let (steps, error) = self.exp.sync_steps(state[0], &state[1..]);
-                            (steps, error.is_some())
-                        }
-                    });
+                    syncs.push(rendezvous_unless_failing(
+                        &mut self.exp,
+                        &state,
+                        &succs[at..],
+                    ));
                 }
                 let this = &*self;
                 // A decision may take milliseconds with many threads: the
@@ -516,6 +513,22 @@ impl Search<'_> {
         }
         out
     }
+}
+
+/// The rendezvous of `state`, and whether one fails, where no thread's
+/// step fails or was cut (`succs`): the state is stored then anyway. The
+/// rounds and the walk back decide alike by it.
+fn rendezvous_unless_failing(
+    exp: &mut Explorer,
+    state: &[u32],
+    succs: &[Arc<Succs>],
+) -> (Vec<SyncStep>, bool) {
+    let failing = succs.iter().any(|s| s.error.is_some() || s.cut);
+    if exp.prog.channels.is_empty() || failing {
+        return (Vec::new(), false);
+    }
+    let (steps, error) = exp.sync_steps(state[0], &state[1..]);
+    (steps, error.is_some())
 }
 
 /// The state after a rendezvous.

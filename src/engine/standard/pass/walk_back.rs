@@ -4,7 +4,7 @@
 
 use super::super::Search;
 use super::super::rebuild::Move;
-use super::{OneStep, PassScratch, any_property, one_step, successor};
+use super::{OneStep, PassScratch, any_property, one_step, rendezvous_unless_failing, successor};
 use crate::program::Succs;
 use rustc_hash::FxHashSet;
 use std::sync::Arc;
@@ -106,14 +106,7 @@ impl Search<'_> {
         let succs: Vec<Arc<Succs>> = (0..n)
             .map(|t| self.exp.successors_unkept(t, st[0], st[1 + t]))
             .collect();
-        let failing = succs.iter().any(|s| s.error.is_some() || s.cut);
-        let (sync, failed) = match prog.channels.is_empty() || failing {
-            true => (Vec::new(), false),
-            false => {
-                let (steps, error) = self.exp.sync_steps(st[0], &st[1..]);
-                (steps, error.is_some())
-            }
-        };
+        let (sync, failed) = rendezvous_unless_failing(&mut self.exp, st, &succs);
         let mut passing = self.passing.take()?;
         let scratch = passing.scratch.get_or_insert_with(PassScratch::default);
         let step = match &self.reducer {
